@@ -1,0 +1,3 @@
+from gpuadvisor.cli import main
+
+main()
