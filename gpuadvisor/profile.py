@@ -7,14 +7,14 @@ source of the explanations used by ``init``'s template, ``ask`` and the JSON Sch
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.textio import load_document, locate_field, parse_document
 
-PROFILE_SCHEMA = "gpuadvisor/profile/v1"
+PROFILE_SCHEMA: Final = "gpuadvisor/profile/v1"
 
 WorkloadKind = Literal[
     "training",
@@ -97,9 +97,7 @@ class Requirements(_Section):
     display_sync: bool = Field(False, description="Frame Lock / Genlock / sync boards needed.")
     vgpu: bool = Field(False, description="vGPU / VDI / multi-tenant sharing of one card.")
     lifecycle_years: float = Field(3, gt=0, le=20, description="Planned service life, years.")
-    fleet_homogeneity: bool = Field(
-        False, description="Identical cards across many hosts matters."
-    )
+    fleet_homogeneity: bool = Field(False, description="Identical cards across many hosts matters.")
     downtime_cost_per_hour_usd: float = Field(
         0.0, ge=0, le=1e9, description="What one hour of this system being down costs."
     )

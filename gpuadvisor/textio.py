@@ -6,6 +6,7 @@ syntax errors are reported the same way everywhere: file name, line, exit code 2
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -59,9 +60,7 @@ def decode_text(data: bytes, name: str) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"not valid UTF-8 text (byte {exc.start})", file=name, line=line
-        ) from None
+        raise InputError(f"not valid UTF-8 text (byte {exc.start})", file=name, line=line) from None
     return text
 
 
@@ -99,10 +98,7 @@ def _reject_constant(token: str) -> Any:
 def parse_document(text: str, name: str) -> dict[str, Any]:
     """A TOML or JSON document (JSON when the first character is ``{``)."""
     stripped = text.lstrip()
-    if stripped.startswith("{"):
-        data = parse_json(text, name)
-    else:
-        data = parse_toml(text, name)
+    data = parse_json(text, name) if stripped.startswith("{") else parse_toml(text, name)
     if not isinstance(data, dict):
         raise InputError("expected a table / object at the top level", file=name)
     return data
@@ -172,10 +168,8 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             stream.flush()
             os.fsync(stream.fileno())
         if path.exists():
-            try:
+            with contextlib.suppress(OSError):
                 os.chmod(temporary, path.stat().st_mode & 0o7777)
-            except OSError:
-                pass
         else:
             os.chmod(temporary, 0o644)
         os.replace(temporary, path)
