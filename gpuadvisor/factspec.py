@@ -227,7 +227,7 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
 )
 
 
-def _sku_facts() -> list[FactSpec]:
+def sku_fact_specs() -> list[FactSpec]:
     specs = _model_facts("sku", Sku, "option", "catalog")
     return [s for s in specs if s.name not in ("sku.price_source", "sku.lifecycle_note")]
 
@@ -254,7 +254,7 @@ ALL_FACTS: tuple[FactSpec, ...] = (
     *HOST_FACTS,
     *CATALOG_FACTS,
     *OPTION_FACTS,
-    *_sku_facts(),
+    *sku_fact_specs(),
 )
 FACTS_BY_NAME: dict[str, FactSpec] = {spec.name: spec for spec in ALL_FACTS}
 

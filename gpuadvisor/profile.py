@@ -137,12 +137,12 @@ class Profile(_Section):
     schema_: Literal["gpuadvisor/profile/v1"] = Field(
         PROFILE_SCHEMA, alias="schema", description="Format version."
     )
-    meta: Meta = Field(default_factory=Meta)  # type: ignore[arg-type]
+    meta: Meta = Field(default_factory=Meta)
     workload: Workload
-    requirements: Requirements = Field(default_factory=Requirements)  # type: ignore[arg-type]
-    platform: Platform = Field(default_factory=Platform)  # type: ignore[arg-type]
-    team: Team = Field(default_factory=Team)  # type: ignore[arg-type]
-    budget: Budget = Field(default_factory=Budget)  # type: ignore[arg-type]
+    requirements: Requirements = Field(default_factory=Requirements)
+    platform: Platform = Field(default_factory=Platform)
+    team: Team = Field(default_factory=Team)
+    budget: Budget = Field(default_factory=Budget)
 
     model_config = ConfigDict(
         frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True

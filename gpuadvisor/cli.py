@@ -1,0 +1,402 @@
+"""The command line: the only module that prints, prompts or exits.
+
+Every command body is thin: parse options, call the pure modules, print or write the
+result. :func:`main` maps the error family to exit codes in one place:
+0 success, 2 invalid input, 1 internal error. No traceback reaches a user unless
+``GPUADVISOR_DEBUG=1`` asks for it.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gpuadvisor import __version__
+from gpuadvisor.errors import GpuAdvisorError, InputError, InternalError
+
+app = typer.Typer(
+    name="gpuadvisor",
+    help="Which GPU purchase actually fixes this workload, with the reasons.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+rules_app = typer.Typer(help="Inspect, explain, lint and test the rule base.", no_args_is_help=True)
+catalog_app = typer.Typer(help="Browse and lint the GPU SKU catalog.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+app.add_typer(catalog_app, name="catalog")
+
+
+class ReportFormat(str, enum.Enum):
+    md = "md"
+    json = "json"
+
+
+class ListFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+class SchemaName(str, enum.Enum):
+    profile = "profile"
+    decision = "decision"
+
+
+CatalogOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--catalog", help="Organisation catalog overlay folder (repeatable)."),
+]
+RulesOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--rules", help="Organisation rules overlay folder (repeatable)."),
+]
+OutputOpt = Annotated[
+    Path | None, typer.Option("-o", "--output", help="Write here (atomically) instead of stdout.")
+]
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    from gpuadvisor.textio import atomic_write
+
+    atomic_write(output, text)
+    typer.echo(f"wrote {output}", err=True)
+
+
+# -- init ---------------------------------------------------------------------------
+
+
+@app.command()
+def init(
+    example: Annotated[
+        str | None, typer.Option("--example", help="Start from a worked example (see --list).")
+    ] = None,
+    list_examples: Annotated[
+        bool, typer.Option("--list", help="List the worked examples and exit.")
+    ] = False,
+    output: OutputOpt = None,
+) -> None:
+    """Write a commented profile template, or a worked example."""
+    from gpuadvisor import examples
+
+    if list_examples:
+        for name, title in examples.list_examples():
+            typer.echo(f"{name:32} {title}")
+        return
+    text = examples.example_text(example) if example else examples.template_text()
+    _emit(text, output)
+
+
+# -- advise -------------------------------------------------------------------------
+
+
+@app.command()
+def advise(
+    profile: Annotated[Path, typer.Argument(help="Workload profile (TOML or JSON).")],
+    evidence: Annotated[
+        list[Path] | None,
+        typer.Option("--evidence", "-e", help="Captured host evidence (repeatable)."),
+    ] = None,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = (
+        ReportFormat.md
+    ),
+    output: OutputOpt = None,
+    catalog: CatalogOpt = None,
+    rules: RulesOpt = None,
+    no_sensitivity: Annotated[
+        bool, typer.Option("--no-sensitivity", help="Skip the what-would-change scan.")
+    ] = False,
+) -> None:
+    """Recommend a purchase for PROFILE and write the justification report."""
+    from gpuadvisor.pipeline import advise as run_advise
+    from gpuadvisor.report import render
+
+    decision = run_advise(
+        profile,
+        evidence=evidence or [],
+        catalog_overlays=catalog or [],
+        rules_overlays=rules or [],
+        sensitivity=not no_sensitivity,
+    )
+    _emit(render(decision, fmt.value), output)
+
+
+# -- schema -------------------------------------------------------------------------
+
+
+@app.command()
+def schema(name: Annotated[SchemaName, typer.Argument(help="Which document.")]) -> None:
+    """Print the JSON Schema of a document gpuadvisor reads or writes."""
+    model: Any
+    if name is SchemaName.profile:
+        from gpuadvisor.profile import Profile
+
+        model = Profile
+    else:
+        from gpuadvisor.decision import Decision
+
+        model = Decision
+    document = model.model_json_schema(by_alias=True)
+    typer.echo(json.dumps(document, indent=2, sort_keys=True))
+
+
+# -- rules --------------------------------------------------------------------------
+
+
+def _rulebase(overlays: list[Path] | None, base: Path | None = None) -> Any:
+    from gpuadvisor.rules import load_rules
+
+    return load_rules(overlays or [], base=base)
+
+
+@rules_app.command("list")
+def rules_list(
+    rules: RulesOpt = None,
+    fmt: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
+) -> None:
+    """List every rule with its category, severity and kind."""
+    from gpuadvisor.rules import rule_doc
+
+    base = _rulebase(rules)
+    docs = [rule_doc(rule) for rule in base.rules]
+    if fmt is ListFormat.json:
+        typer.echo(json.dumps(docs, indent=2))
+        return
+    for doc in docs:
+        kinds = f"{doc['id']:12} {doc['category']:15} {doc['severity']:8} {doc['kind']:11}"
+        typer.echo(f"{kinds} {doc['title']}")
+
+
+@rules_app.command("explain")
+def rules_explain(
+    rule_id: Annotated[str, typer.Argument(help="Rule id (or old alias).")], rules: RulesOpt = None
+) -> None:
+    """Print a rule's own documentation: what it checks, why, what to do, its examples."""
+    from gpuadvisor.rules import rule_doc
+
+    doc = rule_doc(_rulebase(rules).get(rule_id))
+    lines = [
+        f"{doc['id']}: {doc['title']}",
+        f"category: {doc['category']}   severity: {doc['severity']}   kind: {doc['kind']}",
+        "",
+        "## When it applies",
+        f"    {doc['when']}",
+    ]
+    if doc["require"]:
+        lines += ["", "## What every option must meet", f"    {doc['require']}"]
+    effect = doc["effect"]
+    moves = [f"{k} {v:+d}" for k, v in {**effect["shape"], **effect["class"]}.items()]
+    if effect["fix_first"]:
+        moves.append("fix before buying")
+    lines += [
+        "",
+        "## Effect on the decision",
+        "    " + (", ".join(moves) or "constraint / informational"),
+    ]
+    lines += ["", "## Why it matters", " ".join(doc["rationale"].split())]
+    lines += ["", "## What to do", doc["action"]]
+    if doc["references"]:
+        lines += ["", "## References", *[f"- {u}" for u in doc["references"]]]
+    lines += ["", "## Examples"]
+    for example in doc["examples"]:
+        facts = ", ".join(f"{k} = {v}" for k, v in example["facts"].items())
+        lines.append(f"- {example['name']} ({example['expect']}): {facts}")
+    if doc["aliases"]:
+        lines += ["", "Old ids: " + ", ".join(doc["aliases"])]
+    lines += ["", f"file: {doc['file']}"]
+    typer.echo("\n".join(lines))
+
+
+@rules_app.command("lint")
+def rules_lint(
+    folder: Annotated[Path | None, typer.Argument(help="Rules folder (default: bundled).")] = None,
+) -> None:
+    """Refuse rules without rationale, action, category or passing examples."""
+    from gpuadvisor.rules import lint_rules, load_rules
+
+    base = load_rules(base=folder)
+    problems = lint_rules(base)
+    for problem in problems:
+        typer.echo(problem, err=True)
+    if problems:
+        raise InputError(f"{len(problems)} problem(s) in {len(base.rules)} rules")
+    typer.echo(f"{len(base.rules)} rules, all well-formed and all examples pass")
+
+
+@rules_app.command("test")
+def rules_test(rules: RulesOpt = None) -> None:
+    """Run every rule's examples."""
+    from gpuadvisor.rules import run_examples
+
+    base = _rulebase(rules)
+    results = run_examples(base.rules)
+    failed = [r for r in results if not r.passed]
+    for result in failed:
+        typer.echo(f"FAIL {result.test_id}: expected {result.expected} ({result.detail})", err=True)
+    typer.echo(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
+@rules_app.command("facts")
+def rules_facts(
+    fmt: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
+) -> None:
+    """List every fact a rule may read, with type, unit and meaning."""
+    from dataclasses import asdict
+
+    from gpuadvisor.factspec import ALL_FACTS
+
+    if fmt is ListFormat.json:
+        typer.echo(json.dumps([asdict(spec) for spec in ALL_FACTS], indent=2))
+        return
+    for spec in ALL_FACTS:
+        kind = spec.type + ("?" if spec.nullable else "")
+        choices = f" ({'|'.join(spec.choices)})" if spec.choices else ""
+        unit = f" [{spec.unit}]" if spec.unit else ""
+        typer.echo(f"{spec.name:45} {kind:8} {spec.description}{unit}{choices}")
+
+
+# -- catalog ------------------------------------------------------------------------
+
+
+def _catalog(overlays: list[Path] | None) -> Any:
+    from gpuadvisor.catalog import load_catalog
+
+    return load_catalog(overlays or [])
+
+
+@catalog_app.command("list")
+def catalog_list(
+    catalog: CatalogOpt = None,
+    fmt: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
+    segment: Annotated[
+        str | None, typer.Option(help="consumer | professional | datacenter")
+    ] = None,
+    min_vram: Annotated[float | None, typer.Option("--min-vram", help="GiB")] = None,
+    ecc: Annotated[bool | None, typer.Option("--ecc/--no-ecc")] = None,
+    frame_lock: Annotated[bool | None, typer.Option("--frame-lock/--no-frame-lock")] = None,
+    vgpu: Annotated[bool | None, typer.Option("--vgpu/--no-vgpu")] = None,
+    cooling: Annotated[str | None, typer.Option(help="blower | open-air | passive")] = None,
+    max_slots: Annotated[float | None, typer.Option("--max-slots")] = None,
+    max_power: Annotated[float | None, typer.Option("--max-power", help="W")] = None,
+    max_price: Annotated[float | None, typer.Option("--max-price", help="USD")] = None,
+) -> None:
+    """List SKUs, optionally filtered."""
+    from gpuadvisor.catalog import SEGMENTS, SkuFilter, filter_skus
+
+    if segment is not None and segment not in SEGMENTS:
+        raise InputError(
+            f"unknown segment {segment!r}", field="--segment", hint=", ".join(SEGMENTS)
+        )
+    if cooling is not None and cooling not in ("blower", "open-air", "passive"):
+        raise InputError(
+            f"unknown cooling {cooling!r}", field="--cooling", hint="blower, open-air, passive"
+        )
+    wanted = SkuFilter(
+        segment=segment,
+        min_vram_gib=min_vram,
+        ecc=ecc,
+        frame_lock=frame_lock,
+        vgpu=vgpu,
+        cooling=cooling,  # type: ignore[arg-type]
+        max_slot_width=max_slots,
+        max_tdp_w=max_power,
+        max_price_usd=max_price,
+    )
+    skus = filter_skus(_catalog(catalog).skus, wanted)
+    if fmt is ListFormat.json:
+        typer.echo(json.dumps([s.model_dump(mode="json") for s in skus], indent=2))
+        return
+    header = (
+        f"{'id':38} {'segment':12} {'VRAM':>6} {'GB/s':>6} {'ECC':>4} {'cool':9} "
+        f"{'W':>5} {'USD':>8}"
+    )
+    typer.echo(header)
+    for s in skus:
+        typer.echo(
+            f"{s.id:38} {s.segment:12} {s.vram_gib:6.0f} {s.memory_bandwidth_gbs:6.0f} "
+            f"{'yes' if s.ecc else 'no':>4} {s.cooling:9} {s.tdp_w:5.0f} {s.price_usd:8,.0f}"
+        )
+
+
+@catalog_app.command("show")
+def catalog_show(
+    sku_id: Annotated[str, typer.Argument(help="SKU id.")], catalog: CatalogOpt = None
+) -> None:
+    """Show every field of one SKU with its cited sources."""
+    sku = _catalog(catalog).get(sku_id)
+    data = sku.model_dump(mode="json")
+    cite = data.pop("cite")
+    disputes = data.pop("disputes")
+    for key, value in data.items():
+        note = f"   [{cite[key]}]" if key in cite else ""
+        typer.echo(f"{key:22} {value}{note}")
+    for key, text in disputes.items():
+        typer.echo(f"dispute on {key}: {text}")
+
+
+@catalog_app.command("lint")
+def catalog_lint(catalog: CatalogOpt = None) -> None:
+    """Check schema, units, sources, dated prices and unique ids."""
+    from gpuadvisor.catalog import lint_catalog
+
+    loaded = _catalog(catalog)
+    problems = lint_catalog(loaded)
+    for problem in problems:
+        typer.echo(problem, err=True)
+    if problems:
+        raise InputError(f"{len(problems)} problem(s) in {len(loaded.skus)} SKUs")
+    typer.echo(f"{len(loaded.skus)} SKUs, all sourced and well-formed")
+
+
+@app.command()
+def version() -> None:
+    """Print the version of gpuadvisor, its rules and its catalog."""
+    typer.echo(f"gpuadvisor {__version__}")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app and map errors to exit codes in one place.
+
+    Usage errors are handled by the command-line parser itself (exit 2 with usage);
+    everything gpuadvisor raises on purpose is caught here.
+    """
+    command = typer.main.get_command(app)
+    try:
+        command.main(args=argv, prog_name="gpuadvisor")
+    except GpuAdvisorError as exc:
+        typer.echo(f"gpuadvisor: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        typer.echo("gpuadvisor: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # the safety net for bugs
+        if os.environ.get("GPUADVISOR_DEBUG") == "1":
+            traceback.print_exc()
+        error = InternalError(f"internal error: {type(exc).__name__}: {exc}")
+        typer.echo(f"gpuadvisor: {error}", err=True)
+        typer.echo(
+            "please report this with the command line and input files; "
+            "GPUADVISOR_DEBUG=1 shows the traceback",
+            err=True,
+        )
+        sys.exit(1)

@@ -1,0 +1,552 @@
+"""Findings -> recommendation, picks, rejected options and their reasons.
+
+The procedure, in the order it runs:
+
+1. Preference rules whose condition holds *fire*: each adds its weights to the shapes
+   and classes it names, and fix-first rules become "fix this first" items.
+2. Every purchase option (shape × SKU × count, see :mod:`gpuadvisor.options`) is checked
+   against every active constraint rule; an option that a constraint does not prove
+   acceptable is eliminated, with that rule recorded.
+3. Each (shape, class) pair that still has options is scored: shape score + class
+   score. The best pair wins; ties go to the simpler shape, then the cheaper pick.
+   A small margin is reported as a near tie.
+4. Within the winning pair, options are ranked by the objective's ranking
+   (:data:`gpuadvisor.options.RANKING`); the top three are the picks.
+
+Nothing here is I/O; the same inputs always give the same decision.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpuadvisor import __version__
+from gpuadvisor.catalog import Catalog
+from gpuadvisor.decision import (
+    Alternative,
+    Decision,
+    EvidenceRef,
+    FactValue,
+    Finding,
+    FixFirst,
+    Inputs,
+    Meta,
+    Pick,
+    Provenance,
+    Recommendation,
+    Rejected,
+)
+from gpuadvisor.expr import Value
+from gpuadvisor.facts import FactSet, sku_facts
+from gpuadvisor.factspec import FACTS_BY_NAME, HOST_FACTS
+from gpuadvisor.options import (
+    ASSUMPTIONS,
+    RANKING,
+    Option,
+    energy_cost_usd,
+    generate_options,
+    lifecycle_cost_usd,
+    rank_key,
+)
+from gpuadvisor.profile import Profile
+from gpuadvisor.rules import CLASSES, SHAPES, GpuClass, Rule, RuleBase, Shape, format_value
+
+SEVERITY_ORDER = {"blocker": 0, "warning": 1, "advice": 2, "info": 3}
+PICKS_SHOWN = 3
+
+
+class _Layered(Mapping[str, Value]):
+    """Option facts over SKU facts over the decision's facts, without copying."""
+
+    __slots__ = ("_base", "_option", "_sku")
+
+    def __init__(
+        self, option: dict[str, Value], sku: dict[str, Value], base: Mapping[str, Value]
+    ) -> None:
+        self._option, self._sku, self._base = option, sku, base
+
+    def __getitem__(self, name: str) -> Value:
+        if name in self._option:
+            return self._option[name]
+        if name in self._sku:
+            return self._sku[name]
+        return self._base[name]
+
+    def get(self, name: str, default: Value = None) -> Value:  # type: ignore[override]
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def __iter__(self) -> Iterator[str]:
+        yield from {**self._base, **self._sku, **self._option}
+
+    def __len__(self) -> int:
+        return len({**self._base, **self._sku, **self._option})
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    option: Option
+    eliminated_by: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PairResult:
+    shape: Shape
+    class_: GpuClass
+    score: int
+    ranked: tuple[Option, ...]
+    eliminated: tuple[Evaluated, ...]
+
+
+@dataclass(frozen=True)
+class Core:
+    """Everything the engine concluded, before it is phrased as a Decision."""
+
+    facts: Mapping[str, Value]
+    fired: tuple[Rule, ...]
+    active_constraints: tuple[Rule, ...]
+    evaluated: tuple[Evaluated, ...]
+    shape_scores: dict[Shape, int]
+    class_scores: dict[GpuClass, int]
+    pairs: tuple[PairResult, ...]
+    chosen: PairResult
+    runner_up: PairResult | None
+    feasible: bool
+
+    @property
+    def top(self) -> Option | None:
+        return self.chosen.ranked[0] if self.chosen.ranked else None
+
+    def outcome(self) -> tuple[str, str, str | None, int]:
+        top = self.top
+        return (
+            self.chosen.shape,
+            self.chosen.class_,
+            top.sku.id if top else None,
+            top.count if top else 0,
+        )
+
+
+def run_core(facts: Mapping[str, Value], catalog: Catalog, rules: RuleBase) -> Core:
+    fired = tuple(rule for rule in rules.preferences if rule.when.holds(facts))
+    active = tuple(rule for rule in rules.constraints if rule.when.holds(facts))
+    shape_scores: dict[Shape, int] = dict.fromkeys(SHAPES, 0)
+    class_scores: dict[GpuClass, int] = dict.fromkeys(CLASSES, 0)
+    for rule in fired:
+        for shape, weight in rule.data.effect.shape.items():
+            shape_scores[shape] += weight
+        for gpu_class, weight in rule.data.effect.class_.items():
+            class_scores[gpu_class] += weight
+
+    per_sku = {sku.id: sku_facts(sku) for sku in catalog.skus}
+    evaluated: list[Evaluated] = []
+    for option in generate_options(catalog.skus, facts):
+        layered = _Layered(option.facts(), per_sku[option.sku.id], facts)
+        failed = tuple(r.id for r in active if not r.require.holds(layered))  # type: ignore[union-attr]
+        evaluated.append(Evaluated(option, failed))
+
+    pairs: list[PairResult] = []
+    for shape in SHAPES:
+        for gpu_class in CLASSES:
+            mine = [
+                e
+                for e in evaluated
+                if e.option.shape == shape and e.option.sku.segment == gpu_class
+            ]
+            alive = sorted(
+                (e.option for e in mine if not e.eliminated_by),
+                key=lambda o: (rank_key(o, facts), o.sku.id),
+            )
+            pairs.append(
+                PairResult(
+                    shape,
+                    gpu_class,
+                    shape_scores[shape] + class_scores[gpu_class],
+                    tuple(alive),
+                    tuple(e for e in mine if e.eliminated_by),
+                )
+            )
+
+    def order(pair: PairResult) -> tuple[float, ...]:
+        cost = lifecycle_cost_usd(pair.ranked[0], facts) if pair.ranked else float("inf")
+        return (-pair.score, SHAPES.index(pair.shape), cost, CLASSES.index(pair.class_))
+
+    feasible_pairs = sorted((p for p in pairs if p.ranked), key=order)
+    if feasible_pairs:
+        chosen = feasible_pairs[0]
+        runner = feasible_pairs[1] if len(feasible_pairs) > 1 else None
+    else:
+        chosen = sorted(pairs, key=order)[0]
+        runner = None
+    return Core(
+        facts=facts,
+        fired=fired,
+        active_constraints=active,
+        evaluated=tuple(evaluated),
+        shape_scores=shape_scores,
+        class_scores=class_scores,
+        pairs=tuple(pairs),
+        chosen=chosen,
+        runner_up=runner,
+        feasible=bool(feasible_pairs),
+    )
+
+
+# -- phrasing -----------------------------------------------------------------------
+
+
+def _fact_values(rule: Rule, facts: FactSet) -> tuple[FactValue, ...]:
+    values = []
+    for name in rule.fact_names:
+        spec = FACTS_BY_NAME[name]
+        values.append(
+            FactValue(
+                name=name,
+                value=facts.values.get(name),
+                unit=spec.unit,
+                source=facts.sources.get(name, spec.source),
+            )
+        )
+    return tuple(values)
+
+
+def _evidence_text(values: tuple[FactValue, ...]) -> str:
+    parts = []
+    for fact in values:
+        unit = f" {fact.unit}" if fact.unit and fact.value is not None else ""
+        parts.append(f"{fact.name} = {format_value(fact.value)}{unit} ({fact.source})")
+    return "; ".join(parts)
+
+
+def _effect_text(rule: Rule) -> str:
+    parts = []
+    effect = rule.data.effect
+    for name, weight in [*effect.shape.items(), *effect.class_.items()]:
+        parts.append(f"{'favours' if weight > 0 else 'counts against'} {name} ({weight:+d})")
+    if effect.fix_first:
+        parts.append("fix before buying")
+    return "; ".join(parts) or "informational"
+
+
+def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -> Pick:
+    sku = option.sku
+    energy = energy_cost_usd(option, facts)
+    total = option.total_price_usd
+    need = facts["workload.vram_need_gib"]
+    years = format_value(facts["requirements.lifecycle_years"])
+    per = "per card" if option.count > 1 else ""
+    why = (
+        (
+            f"#{rank} by {ranking}: {format_value(option.vram_per_job_gib)} GiB for one job "
+            f"(needs {format_value(need)} GiB), {format_value(sku.memory_bandwidth_gbs)} GB/s "
+            f"{per}, ${total + energy:,.0f} over {years} years with electricity."
+        )
+        .replace("  ", " ")
+        .replace(" ,", ",")
+    )
+    return Pick(
+        sku=sku.id,
+        name=sku.name,
+        count=option.count,
+        price_usd=sku.price_usd,
+        total_price_usd=total,
+        energy_cost_usd=round(energy, 2),
+        lifecycle_cost_usd=round(total + energy, 2),
+        price_date=sku.price_date.isoformat(),
+        price_kind=sku.price_kind,
+        why=why,
+        segment=sku.segment,
+        vram_gib=sku.vram_gib,
+        memory_bandwidth_gbs=sku.memory_bandwidth_gbs,
+        ecc=sku.ecc,
+        frame_lock=sku.frame_lock,
+        vgpu=sku.vgpu,
+        cooling=sku.cooling,
+        slot_width=sku.slot_width,
+        tdp_w=sku.tdp_w,
+    )
+
+
+def _shape_phrase(option: Option) -> str:
+    name = option.sku.name
+    if option.shape == "single-larger-gpu":
+        return f"one {name}"
+    if option.shape == "two-independent-jobs":
+        return f"{option.count} × {name}, one independent job per card"
+    return f"{option.count} × {name} with the model split across them"
+
+
+def _lower_first(text: str) -> str:
+    """Lower-case the first word to continue a sentence, unless it is an acronym."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first.isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def _reason(core: Core) -> str:
+    """The strongest fired rule behind the chosen shape or class."""
+    best: tuple[int, str] | None = None
+    for rule in core.fired:
+        effect = rule.data.effect
+        weight = max(
+            effect.shape.get(core.chosen.shape, 0), effect.class_.get(core.chosen.class_, 0)
+        )
+        if weight > 0 and (best is None or weight > best[0]):
+            best = (weight, rule.data.title)
+    return (
+        _lower_first(best[1].rstrip(".")) if best else "it meets every requirement at the best rank"
+    )
+
+
+def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
+    top = core.top
+    if top is None:
+        return (
+            "No card in the catalog meets every requirement; see the findings for which "
+            "requirement to relax."
+        )
+    each = " each" if top.count > 1 else ""
+    text = (
+        f"Buy {_shape_phrase(top)} ({format_value(top.sku.vram_gib)} GiB{each}, "
+        f"{top.sku.segment} class, about ${top.total_price_usd:,.0f}): {_reason(core)}."
+    )
+    if fix_first:
+        first = _lower_first(fix_first[0].title.rstrip("."))
+        more = f" and {len(fix_first) - 1} more" if len(fix_first) > 1 else ""
+        text = f"Fix first: {first}{more}. After that: {text[0].lower()}{text[1:]}"
+    return text
+
+
+def _weights(rule: Rule, axis: str) -> Mapping[Any, int]:
+    effect = rule.data.effect
+    weights: Mapping[Any, int] = effect.shape if axis == "shape" else effect.class_
+    return weights
+
+
+def _rejections(core: Core) -> list[Rejected]:
+    rejected: list[Rejected] = []
+    chosen = core.chosen
+    scores: dict[str, Mapping[Any, int]] = {
+        "shape": core.shape_scores,
+        "class": core.class_scores,
+    }
+    winners = {"shape": chosen.shape, "class": chosen.class_}
+    groups: list[tuple[str, str]] = [("shape", s) for s in SHAPES if s != chosen.shape]
+    groups += [("class", c) for c in CLASSES if c != chosen.class_]
+    for axis, name in groups:
+        pairs = [p for p in core.pairs if (p.shape if axis == "shape" else p.class_) == name]
+        score = scores[axis][name]
+        winner = scores[axis][winners[axis]]
+        if not any(p.ranked for p in pairs):
+            counts = Counter(rid for p in pairs for e in p.eliminated for rid in e.eliminated_by)
+            because = tuple(rid for rid, _ in counts.most_common(4))
+            reason = "no option of this kind meets every requirement"
+        else:
+            against = [r.id for r in core.fired if _weights(r, axis).get(name, 0) < 0]
+            favour = [r.id for r in core.fired if _weights(r, axis).get(winners[axis], 0) > 0]
+            because = tuple(dict.fromkeys(against + favour))
+            if score == winner:
+                reason = (
+                    f"tied on score ({score:+d}); lost on the tie-break "
+                    "(simpler shape, then lower cost)"
+                )
+            else:
+                reason = f"scored {score:+d} against {winner:+d} for the chosen {axis}"
+        rejected.append(Rejected(option=name, because=because, reason=reason))
+    return rejected
+
+
+def _alternatives(core: Core, ranking: str) -> list[Alternative]:
+    alternatives = []
+    for pair in sorted(
+        core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
+    ):
+        if pair is core.chosen:
+            continue
+        counts = Counter(rid for e in pair.eliminated for rid in e.eliminated_by)
+        alternatives.append(
+            Alternative(
+                shape=pair.shape,
+                class_=pair.class_,
+                score=pair.score,
+                best=_pick(pair.ranked[0], core.facts, 1, ranking) if pair.ranked else None,
+                eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
+            )
+        )
+    return alternatives
+
+
+def _confidence(core: Core) -> tuple[str, str | None]:
+    if not core.feasible:
+        return "low", None
+    if core.runner_up is None:
+        return "high", None
+    margin = core.chosen.score - core.runner_up.score
+    runner = f"{core.runner_up.shape} / {core.runner_up.class_}"
+    if margin >= 4:
+        return "high", None
+    if margin >= 2:
+        return "medium", None
+    return "low", f"{runner} scored {core.runner_up.score:+d} against {core.chosen.score:+d}"
+
+
+def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]]:
+    fixes: list[FixFirst] = []
+    findings: list[Finding] = []
+    for rule in core.fired:
+        values = _fact_values(rule, facts)
+        if rule.data.effect.fix_first:
+            fixes.append(
+                FixFirst(
+                    rule=rule.id,
+                    category=rule.data.category,
+                    title=rule.data.title,
+                    evidence=_evidence_text(values),
+                    action=rule.action_text(core.facts),
+                    rationale=rule.rationale_text(core.facts),
+                    facts=values,
+                )
+            )
+            continue
+        findings.append(
+            Finding(
+                rule=rule.id,
+                category=rule.data.category,
+                severity=rule.data.severity,
+                title=rule.data.title,
+                evidence=_evidence_text(values),
+                rationale=rule.rationale_text(core.facts),
+                action=rule.action_text(core.facts),
+                effect=_effect_text(rule),
+                kind="preference",
+                facts=values,
+            )
+        )
+    total = len(core.evaluated)
+    for rule in core.active_constraints:
+        removed = [e for e in core.evaluated if rule.id in e.eliminated_by]
+        if not removed:
+            continue
+        names = sorted({e.option.sku.name for e in removed})
+        sample = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        values = _fact_values(rule, facts)
+        findings.append(
+            Finding(
+                rule=rule.id,
+                category=rule.data.category,
+                severity=rule.data.severity,
+                title=rule.data.title,
+                evidence=_evidence_text(values),
+                rationale=rule.rationale_text(core.facts),
+                action=rule.action_text(core.facts),
+                effect=f"excluded {len(removed)} of {total} options ({sample})",
+                kind="constraint",
+                facts=values,
+            )
+        )
+    if not core.feasible:
+        counts = Counter(rid for e in core.evaluated for rid in e.eliminated_by)
+        top = ", ".join(f"{rid} ({n} options)" for rid, n in counts.most_common(5))
+        findings.append(
+            Finding(
+                rule="ENGINE-NOFIT-001",
+                category="cost",
+                severity="blocker",
+                title="No card in the catalog meets every requirement together",
+                evidence=f"every one of {total} options was excluded; most often by {top}",
+                rationale=(
+                    "Each requirement alone may be met, but no single option meets all of "
+                    "them at once. gpuadvisor never relaxes a requirement on its own."
+                ),
+                action=(
+                    "Relax the requirement named most often above (budget, chassis, power "
+                    "or memory need), or add an approved SKU through --catalog."
+                ),
+                effect="no pick can be made",
+                kind="engine",
+            )
+        )
+    kinds = {"engine": 0, "preference": 1, "constraint": 2}
+    findings.sort(key=lambda f: (kinds[f.kind], SEVERITY_ORDER[f.severity], f.category, f.rule))
+    fixes.sort(key=lambda f: f.rule)
+    return fixes, findings
+
+
+def _measured(facts: FactSet) -> tuple[FactValue, ...]:
+    values = []
+    for spec in HOST_FACTS:
+        value = facts.values.get(spec.name)
+        if value is None or spec.name == "host.evidence_present":
+            continue
+        values.append(
+            FactValue(
+                name=spec.name,
+                value=value,
+                unit=spec.unit,
+                source=facts.sources.get(spec.name, "evidence"),
+            )
+        )
+    return tuple(values)
+
+
+def decide(
+    profile: Profile,
+    catalog: Catalog,
+    rules: RuleBase,
+    facts: FactSet,
+    *,
+    profile_sha256: str = "",
+    profile_file: str = "",
+    evidence: tuple[EvidenceRef, ...] = (),
+    sensitivity: bool = True,
+) -> Decision:
+    core = run_core(facts.values, catalog, rules)
+    objective = str(facts.values["workload.objective"])
+    ranking = RANKING.get(objective, RANKING["correctness"])
+    fixes, findings = _findings(core, facts)
+    confidence, near_tie = _confidence(core)
+    top = core.top
+    picks = tuple(
+        _pick(option, core.facts, rank, ranking)
+        for rank, option in enumerate(core.chosen.ranked[:PICKS_SHOWN], start=1)
+    )
+    from gpuadvisor.sensitivity import sensitivity_of
+
+    flips = sensitivity_of(core, catalog, rules) if sensitivity else ()
+    return Decision(
+        meta=Meta(
+            title=profile.meta.title,
+            requester=profile.meta.requester,
+            notes=profile.meta.notes,
+            isv_apps=profile.requirements.isv_apps,
+        ),
+        recommendation=Recommendation(
+            shape=core.chosen.shape,
+            class_=core.chosen.class_,
+            gpu_count=top.count if top else 0,
+            headline=_headline(core, tuple(fixes)),
+            confidence=confidence,
+            near_tie=near_tie,
+            ranking=ranking,
+        ),
+        fix_first=tuple(fixes),
+        findings=tuple(findings),
+        picks=picks,
+        rejected=tuple(_rejections(core)),
+        alternatives=tuple(_alternatives(core, ranking)),
+        sensitivity=tuple(flips),
+        scores={
+            "shape": {str(k): v for k, v in core.shape_scores.items()},
+            "class": {str(k): v for k, v in core.class_scores.items()},
+        },
+        assumptions=ASSUMPTIONS,
+        measured=_measured(facts),
+        inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),
+        provenance=Provenance(gpuadvisor=__version__, catalog=catalog.version, rules=rules.version),
+    )

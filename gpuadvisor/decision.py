@@ -1,0 +1,157 @@
+"""The decision, ``gpuadvisor/decision/v1`` (CONTRACT §4): what every report renders.
+
+Field names of the contract are kept exactly; everything else is an extension.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gpuadvisor.rules import Category, GpuClass, Severity, Shape
+
+DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class FactValue(_Out):
+    name: str
+    value: float | int | bool | str | None
+    unit: str = ""
+    source: str = Field(description="'profile', 'catalog', or the evidence file(s).")
+
+
+class Recommendation(_Out):
+    shape: Shape
+    class_: GpuClass = Field(alias="class")
+    gpu_count: int
+    headline: str
+    confidence: Literal["high", "medium", "low"]
+    near_tie: str | None = Field(None, description="The runner-up when the margin is small.")
+    ranking: str = Field(description="How picks of this shape and class were ordered.")
+
+
+class FixFirst(_Out):
+    rule: str
+    category: Category
+    title: str
+    evidence: str
+    action: str
+    rationale: str
+    facts: tuple[FactValue, ...] = ()
+
+
+class Finding(_Out):
+    rule: str
+    category: Category
+    severity: Severity
+    title: str
+    evidence: str
+    rationale: str
+    action: str
+    effect: str = Field(description="How the rule moved the decision, in words.")
+    kind: Literal["preference", "constraint", "engine"] = Field(
+        "preference",
+        description="preference: moved shape/class scores; constraint: excluded options; "
+        "engine: a conclusion of the decision procedure itself.",
+    )
+    facts: tuple[FactValue, ...] = ()
+
+
+class Pick(_Out):
+    sku: str
+    name: str
+    count: int
+    price_usd: float
+    total_price_usd: float
+    energy_cost_usd: float
+    lifecycle_cost_usd: float
+    price_date: str
+    price_kind: str
+    why: str
+    segment: str
+    vram_gib: float
+    memory_bandwidth_gbs: float
+    ecc: bool
+    frame_lock: bool
+    vgpu: bool
+    cooling: str
+    slot_width: float
+    tdp_w: float
+
+
+class Alternative(_Out):
+    """The best option of a shape and class that was not chosen, or why none exists."""
+
+    shape: Shape
+    class_: GpuClass = Field(alias="class")
+    score: int
+    best: Pick | None
+    eliminated_by: tuple[str, ...] = Field(
+        (), description="Constraint rules that removed every option of this kind."
+    )
+
+
+class Rejected(_Out):
+    option: str
+    because: tuple[str, ...]
+    reason: str
+
+
+class Sensitivity(_Out):
+    input: str
+    current: float | int | bool | str | None
+    flips_at: float | int | bool | str
+    to: str
+    direction: Literal["up", "down", "change"]
+
+
+class EvidenceRef(_Out):
+    file: str
+    kind: str
+    sha256: str
+
+
+class Inputs(_Out):
+    profile_sha256: str
+    profile_file: str = ""
+    evidence: tuple[EvidenceRef, ...] = ()
+
+
+class Provenance(_Out):
+    gpuadvisor: str
+    catalog: str
+    rules: str
+
+
+class Meta(_Out):
+    title: str
+    requester: str
+    notes: str
+    isv_apps: tuple[str, ...] = ()
+
+
+class Decision(_Out):
+    schema_: Literal["gpuadvisor/decision/v1"] = Field(DECISION_SCHEMA, alias="schema")
+    meta: Meta
+    recommendation: Recommendation
+    fix_first: tuple[FixFirst, ...]
+    findings: tuple[Finding, ...]
+    picks: tuple[Pick, ...]
+    rejected: tuple[Rejected, ...]
+    alternatives: tuple[Alternative, ...]
+    sensitivity: tuple[Sensitivity, ...]
+    scores: dict[str, dict[str, int]]
+    assumptions: tuple[str, ...]
+    measured: tuple[FactValue, ...] = Field(
+        (), description="Every host fact the evidence reported, with its source file."
+    )
+    inputs: Inputs
+    provenance: Provenance
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2) + "\n"

@@ -1,0 +1,135 @@
+"""Purchase options: which (shape, SKU, count) combinations exist, what they cost over
+their life, and how options of one kind are ranked against each other.
+
+Pure functions over facts and catalog entries; no rule logic lives here. Every number
+that is an assumption (duty cycle, sharding overhead) is a named constant with its
+reason, and is quoted in the report's assumptions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gpuadvisor.catalog import Sku
+from gpuadvisor.expr import Value
+from gpuadvisor.rules import Shape
+
+#: Model parallelism replicates some state (embeddings, activations at the cut, comms
+#: buffers); planning on 15% of each card's memory for that is a common rule of thumb.
+SHARDING_OVERHEAD = 0.15
+
+#: Average draw as a share of board power over the year, by objective. Batch and
+#: training tiers run most of the time; latency endpoints idle between requests.
+DUTY_CYCLE: dict[str, float] = {
+    "throughput": 0.7,
+    "latency": 0.4,
+    "correctness": 0.5,
+    "fleet-simplicity": 0.5,
+}
+
+HOURS_PER_YEAR = 8766.0
+
+ASSUMPTIONS: tuple[str, ...] = (
+    "Lifecycle cost = cards' price + electricity for the planned service life; average "
+    "draw = board power × duty cycle (throughput 70%, latency 40%, otherwise 50%).",
+    f"Model parallelism loses {SHARDING_OVERHEAD:.0%} of each card's memory to replicated "
+    "state and communication buffers.",
+    "Prices are the catalog's reference prices (launch MSRP, list or reseller, dated); "
+    "quotes will differ.",
+)
+
+
+@dataclass(frozen=True)
+class Option:
+    shape: Shape
+    sku: Sku
+    count: int
+    vram_per_job_gib: float
+    jobs_served: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.shape}:{self.sku.id}:{self.count}"
+
+    @property
+    def total_price_usd(self) -> float:
+        return self.sku.price_usd * self.count
+
+    @property
+    def total_power_w(self) -> float:
+        return self.sku.tdp_w * self.count
+
+    def facts(self) -> dict[str, Value]:
+        return {
+            "option.shape": self.shape,
+            "option.gpu_count": self.count,
+            "option.total_price_usd": self.total_price_usd,
+            "option.total_power_w": self.total_power_w,
+            "option.vram_per_job_gib": self.vram_per_job_gib,
+            "option.total_slots": self.sku.slot_width * self.count,
+        }
+
+
+def _number(facts: Mapping[str, Value], name: str) -> float:
+    value = facts[name]
+    assert isinstance(value, (int, float)) and not isinstance(value, bool), name
+    return float(value)
+
+
+def generate_options(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> list[Option]:
+    """Every option worth evaluating; constraints are judged later, by the rules."""
+    need = _number(facts, "workload.vram_need_gib")
+    jobs = int(_number(facts, "workload.concurrent_jobs"))
+    slots = int(_number(facts, "platform.gpu_count_max"))
+    options: list[Option] = []
+    for sku in skus:
+        options.append(Option("single-larger-gpu", sku, 1, sku.vram_gib, 1))
+        # Independent jobs: one card per job, as many as wanted and the chassis takes
+        # (at least two: the shape is about adding cards).
+        wanted = max(2, min(jobs, slots))
+        options.append(Option("two-independent-jobs", sku, wanted, sku.vram_gib, wanted))
+        usable = sku.vram_gib * (1 - SHARDING_OVERHEAD)
+        shards = max(2, math.ceil(need / usable))
+        options.append(Option("multi-gpu-model-parallel", sku, shards, usable * shards, 1))
+    return options
+
+
+def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
+    years = _number(facts, "requirements.lifecycle_years")
+    price = _number(facts, "budget.electricity_usd_per_kwh")
+    duty = DUTY_CYCLE.get(str(facts["workload.objective"]), 0.5)
+    kwh = option.total_power_w * duty * HOURS_PER_YEAR * years / 1000.0
+    return kwh * price
+
+
+def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
+    return option.total_price_usd + energy_cost_usd(option, facts)
+
+
+def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
+    """Throughput figure that matters for the workload: tensor FP16 for ML, FP32 else."""
+    if facts["workload.kind"] in ("training", "inference", "mixed"):
+        return sku.fp16_tensor_tflops
+    return sku.fp32_tflops
+
+
+RANKING: dict[str, str] = {
+    "throughput": "most jobs served, then most throughput per lifecycle dollar",
+    "latency": "highest memory bandwidth (single-request speed), then lowest lifecycle cost",
+    "correctness": "lowest lifecycle cost among the cards that meet every requirement",
+    "fleet-simplicity": "lowest lifecycle cost among the cards that meet every requirement",
+}
+
+
+def rank_key(option: Option, facts: Mapping[str, Value]) -> tuple[float, ...]:
+    """Sort key (ascending = better) among options of the same shape and class."""
+    cost = lifecycle_cost_usd(option, facts)
+    objective = facts["workload.objective"]
+    if objective == "throughput":
+        value = performance(option.sku, facts) * option.count / cost
+        return (-option.jobs_served, -value, cost)
+    if objective == "latency":
+        return (-option.sku.memory_bandwidth_gbs, cost)
+    return (cost, -option.sku.vram_gib)

@@ -1,0 +1,70 @@
+"""The one path every command takes: inputs -> facts -> rules -> decision.
+
+This is the I/O edge before the pure core: it reads the profile, the catalog, the rules
+and the evidence from disk, then hands plain values to :mod:`gpuadvisor.decide`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from gpuadvisor.catalog import Catalog, load_catalog
+from gpuadvisor.decide import decide
+from gpuadvisor.decision import Decision, EvidenceRef
+from gpuadvisor.facts import build_facts
+from gpuadvisor.profile import Profile, profile_from_data
+from gpuadvisor.rules import RuleBase, load_rules
+from gpuadvisor.textio import decode_text, parse_document, read_bytes
+
+
+def read_profile(path: Path) -> tuple[Profile, str]:
+    """The validated profile and the sha256 of its bytes."""
+    data = read_bytes(path)
+    text = decode_text(data, str(path))
+    from gpuadvisor.errors import InputError
+
+    if not text.strip():
+        raise InputError("file is empty", file=str(path))
+    profile = profile_from_data(parse_document(text, str(path)), name=str(path), text=text)
+    return profile, hashlib.sha256(data).hexdigest()
+
+
+def advise(
+    profile_path: Path,
+    *,
+    evidence: Sequence[Path] = (),
+    catalog_overlays: Sequence[Path] = (),
+    rules_overlays: Sequence[Path] = (),
+    sensitivity: bool = True,
+    catalog: Catalog | None = None,
+    rules: RuleBase | None = None,
+) -> Decision:
+    profile, digest = read_profile(profile_path)
+    catalog = catalog or load_catalog(catalog_overlays)
+    rules = rules or load_rules(rules_overlays)
+    refs: tuple[EvidenceRef, ...] = ()
+    host_values = None
+    host_sources = None
+    if evidence:
+        from gpuadvisor.evidence import load_evidence
+        from gpuadvisor.hostfacts import derive_host_facts
+
+        snapshot = load_evidence(list(evidence))
+        derived = derive_host_facts(snapshot)
+        host_values, host_sources = derived.values, derived.sources
+        refs = tuple(
+            EvidenceRef(file=src.file, kind=src.kind, sha256=src.sha256) for src in snapshot.sources
+        )
+    facts = build_facts(profile, catalog, host_values, host_sources)
+    return decide(
+        profile,
+        catalog,
+        rules,
+        facts,
+        profile_sha256=digest,
+        profile_file=profile_path.name,
+        evidence=refs,
+        sensitivity=sensitivity,
+    )

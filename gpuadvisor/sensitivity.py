@@ -1,0 +1,169 @@
+"""What would change the answer: re-run the engine over candidate values of each input.
+
+Nothing here is written by hand per rule: for each input that can matter, candidate
+values are generated (catalog memory sizes, option prices, neighbouring counts, the other
+choices of an enum, the opposite of a yes/no), the core engine is re-run with that one
+fact changed, and the nearest value that changes the shape, class or top pick is
+reported, in each direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from gpuadvisor.catalog import Catalog
+from gpuadvisor.decision import Sensitivity
+from gpuadvisor.expr import Value
+from gpuadvisor.factspec import FACTS_BY_NAME
+from gpuadvisor.options import generate_options
+from gpuadvisor.rules import RuleBase, format_value
+
+#: Inputs scanned, in the order reported.
+NUMERIC_INPUTS = (
+    "workload.vram_need_gib",
+    "workload.concurrent_jobs",
+    "budget.max_usd",
+    "workload.latency_slo_ms",
+    "requirements.downtime_cost_per_hour_usd",
+    "requirements.lifecycle_years",
+    "platform.gpu_count_max",
+    "platform.psu_headroom_w",
+    "platform.max_gpu_slot_width",
+)
+CHOICE_INPUTS = (
+    "workload.objective",
+    "requirements.ecc",
+    "requirements.silent_corruption_unacceptable",
+    "requirements.certified_drivers",
+    "requirements.display_sync",
+    "requirements.vgpu",
+    "requirements.fleet_homogeneity",
+    "workload.model_parallel_ready",
+    "workload.sync_heavy",
+    "workload.interactive",
+    "workload.frame_pacing_critical",
+    "platform.airflow",
+)
+
+_FIXED_GRIDS: dict[str, tuple[float, ...]] = {
+    "workload.latency_slo_ms": (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000),
+    "requirements.downtime_cost_per_hour_usd": (0, 50, 100, 250, 500, 1000, 2500, 5000, 10000),
+    "requirements.lifecycle_years": (1, 2, 3, 4, 5, 6, 7, 8, 10),
+    "platform.gpu_count_max": (1, 2, 3, 4, 6, 8),
+    "platform.psu_headroom_w": (150, 250, 300, 350, 450, 600, 800, 1000, 1200, 1600, 2000, 3000),
+    "platform.max_gpu_slot_width": (1, 2, 3, 4),
+    "workload.concurrent_jobs": (1, 2, 3, 4, 6, 8, 12, 16),
+}
+
+MAX_TRIALS_PER_DIRECTION = 24
+
+
+def _grid(
+    name: str, current: float, catalog: Catalog, facts: Mapping[str, Value]
+) -> tuple[list[float], list[float]]:
+    """Candidate values above (ascending) and below (descending) the current one."""
+    if name == "workload.vram_need_gib":
+        sizes = sorted({sku.vram_gib for sku in catalog.skus})
+        up = sorted({s + 0.5 for s in sizes if s + 0.5 > current})
+        down = sorted({s for s in sizes if s < current}, reverse=True)
+    elif name == "budget.max_usd":
+        totals = sorted({o.total_price_usd for o in generate_options(catalog.skus, facts)})
+        up = [t for t in totals if t > current]
+        down = sorted({t - 1 for t in totals if t - 1 < current and t > 1}, reverse=True)
+    else:
+        grid = _FIXED_GRIDS[name]
+        up = [v for v in grid if v > current]
+        down = [v for v in reversed(grid) if v < current]
+    return _thin(up), _thin(down)
+
+
+def _thin(values: list[float]) -> list[float]:
+    """Keep the nearest values and a spread of far ones, at most the trial limit."""
+    if len(values) <= MAX_TRIALS_PER_DIRECTION:
+        return values
+    near = values[: MAX_TRIALS_PER_DIRECTION // 2]
+    rest = values[MAX_TRIALS_PER_DIRECTION // 2 :]
+    step = max(1, len(rest) // (MAX_TRIALS_PER_DIRECTION // 2))
+    return near + rest[::step]
+
+
+def _choices(name: str, current: Value) -> list[Value]:
+    spec = FACTS_BY_NAME[name]
+    if spec.type == "bool":
+        return [not current]
+    return [c for c in spec.choices or () if c != current]
+
+
+def _describe(core: object) -> str:
+    from gpuadvisor.decide import Core
+
+    assert isinstance(core, Core)
+    top = core.top
+    if top is None:
+        return "no card meets every requirement"
+    return f"{core.chosen.shape} / {core.chosen.class_}: {top.count} × {top.sku.name}"
+
+
+def sensitivity_of(core: object, catalog: Catalog, rules: RuleBase) -> list[Sensitivity]:
+    from gpuadvisor.decide import Core, run_core
+
+    assert isinstance(core, Core)
+    base_facts = dict(core.facts)
+    base = core.outcome()
+    results: list[Sensitivity] = []
+
+    def first_flip(name: str, values: Iterable[Value]) -> tuple[Value, str] | None:
+        for value in values:
+            trial = run_core({**base_facts, name: value}, catalog, rules)
+            if trial.outcome() != base:
+                return value, _describe(trial)
+        return None
+
+    for name in NUMERIC_INPUTS:
+        current = base_facts.get(name)
+        if current is None or isinstance(current, (bool, str)):
+            continue
+        integer = FACTS_BY_NAME[name].name in (
+            "workload.concurrent_jobs",
+            "platform.gpu_count_max",
+            "platform.max_gpu_slot_width",
+        )
+        up, down = _grid(name, float(current), catalog, base_facts)
+        for direction, values in (("up", up), ("down", down)):
+            cast: list[Value] = [int(v) if integer else float(v) for v in values]
+            found = first_flip(name, cast)
+            if found:
+                results.append(
+                    Sensitivity(
+                        input=name,
+                        current=current,
+                        flips_at=found[0],
+                        to=found[1],
+                        direction=direction,
+                    )
+                )
+    for name in CHOICE_INPUTS:
+        current = base_facts.get(name)
+        for value in _choices(name, current):
+            found = first_flip(name, [value])
+            if found:
+                results.append(
+                    Sensitivity(
+                        input=name,
+                        current=current,
+                        flips_at=found[0],
+                        to=found[1],
+                        direction="change",
+                    )
+                )
+    return results
+
+
+def describe_flip(flip: Sensitivity) -> str:
+    """One sentence for reports."""
+    at = format_value(flip.flips_at)
+    if flip.direction == "up":
+        return f"If {flip.input} rises to {at} (now {format_value(flip.current)}): {flip.to}."
+    if flip.direction == "down":
+        return f"If {flip.input} falls to {at} (now {format_value(flip.current)}): {flip.to}."
+    return f"If {flip.input} were {at} (now {format_value(flip.current)}): {flip.to}."

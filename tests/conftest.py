@@ -1,0 +1,65 @@
+"""Shared fixtures: the small test catalog, the bundled rules, a CLI runner."""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gpuadvisor.catalog import Catalog, load_catalog
+from gpuadvisor.cli import main
+from gpuadvisor.rules import RuleBase, load_rules
+
+TESTS = Path(__file__).resolve().parent
+FIXTURES = TESTS / "fixtures"
+REPO = TESTS.parent
+SHARED = REPO.parent / "shared"
+REAL_FIXTURES = SHARED / "fixtures" / "real"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite golden files from the current output (review the diff!)",
+    )
+
+
+@pytest.fixture(scope="session")
+def test_catalog() -> Catalog:
+    return load_catalog(base=FIXTURES / "catalog")
+
+
+@pytest.fixture(scope="session")
+def rulebase() -> RuleBase:
+    return load_rules()
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture()
+def cli(monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliResult]:
+    """Run ``gpuadvisor ARGS`` in process through the real entry point."""
+
+    def run(*args: str, stdin: str = "") -> CliResult:
+        out, err = io.StringIO(), io.StringIO()
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = 0
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                main(list(args))
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return CliResult(code, out.getvalue(), err.getvalue())
+
+    return run
