@@ -50,6 +50,7 @@ from gpuadvisor.options import (
     generate_options,
     lifecycle_cost_usd,
     rank_key,
+    vgpu_licence,
 )
 from gpuadvisor.profile import Profile
 from gpuadvisor.rules import CLASSES, SHAPES, GpuClass, Rule, RuleBase, Shape, format_value
@@ -237,6 +238,8 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
     sku = option.sku
     energy = energy_cost_usd(option, facts)
     total = option.total_price_usd
+    licence = vgpu_licence(facts)
+    licence_cost = licence[1] if licence else 0.0
     need = facts["workload.vram_need_gib"]
     years = format_value(facts["requirements.lifecycle_years"])
     per = "per card" if option.count > 1 else ""
@@ -244,7 +247,8 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         (
             f"#{rank} by {ranking}: {format_value(option.vram_per_job_gib)} GiB for one job "
             f"(needs {format_value(need)} GiB), {format_value(sku.memory_bandwidth_gbs)} GB/s "
-            f"{per}, ${total + energy:,.0f} over {years} years with electricity."
+            f"{per}, ${total + energy + licence_cost:,.0f} over {years} years with electricity"
+            + (f" and {licence[0]} licences." if licence else ".")
         )
         .replace("  ", " ")
         .replace(" ,", ",")
@@ -256,7 +260,8 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         price_usd=sku.price_usd,
         total_price_usd=total,
         energy_cost_usd=round(energy, 2),
-        lifecycle_cost_usd=round(total + energy, 2),
+        licence_cost_usd=round(licence_cost, 2),
+        lifecycle_cost_usd=round(total + energy + licence_cost, 2),
         price_date=sku.price_date.isoformat(),
         price_kind=sku.price_kind,
         why=why,

@@ -69,6 +69,7 @@ class Pick(_Out):
     price_usd: float
     total_price_usd: float
     energy_cost_usd: float
+    licence_cost_usd: float = Field(0.0, description="vGPU licences over the service life.")
     lifecycle_cost_usd: float
     price_date: str
     price_kind: str

@@ -31,7 +31,20 @@ DUTY_CYCLE: dict[str, float] = {
 
 HOURS_PER_YEAR = 8766.0
 
+#: NVIDIA vGPU software, annual subscription per concurrent user (CCU), as listed in
+#: NVIDIA's "Virtual GPU Software Packaging, Pricing, and Licensing Guide" (v10, 2022):
+#: Virtual PC for office desktops, RTX Virtual Workstation for professional graphics.
+VGPU_LICENCE_USD_PER_CCU_YEAR: dict[str, float] = {"vPC": 50.0, "vWS": 250.0}
+VGPU_LICENCE_SOURCE = (
+    "https://docs.nvidia.com/vgpu/packaging-pricing-licensing-guide/latest/index.html"
+)
+_WORKSTATION_KINDS = ("cad-cae", "visualization", "rendering", "simulation")
+
 ASSUMPTIONS: tuple[str, ...] = (
+    "vGPU licences (only when vGPU is required): one concurrent-user subscription per "
+    "concurrent job for every year of service, at NVIDIA's published annual prices "
+    "(Virtual PC $50, RTX Virtual Workstation $250 per user-year; "
+    f"{VGPU_LICENCE_SOURCE}).",
     "Lifecycle cost = cards' price + electricity for the planned service life; average "
     "draw = board power × duty cycle (throughput 70%, latency 40%, otherwise 50%).",
     f"Model parallelism loses {SHARDING_OVERHEAD:.0%} of each card's memory to replicated "
@@ -104,8 +117,25 @@ def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
     return kwh * price
 
 
+def vgpu_licence(facts: Mapping[str, Value]) -> tuple[str, float] | None:
+    """(edition, cost over the service life) when vGPU is required, else None."""
+    if facts["requirements.vgpu"] is not True:
+        return None
+    workstation = (
+        facts["requirements.certified_drivers"] is True
+        or facts["workload.kind"] in _WORKSTATION_KINDS
+    )
+    edition = "vWS" if workstation else "vPC"
+    users = _number(facts, "workload.concurrent_jobs")
+    years = _number(facts, "requirements.lifecycle_years")
+    return edition, VGPU_LICENCE_USD_PER_CCU_YEAR[edition] * users * years
+
+
 def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
-    return option.total_price_usd + energy_cost_usd(option, facts)
+    licence = vgpu_licence(facts)
+    return (
+        option.total_price_usd + energy_cost_usd(option, facts) + (licence[1] if licence else 0.0)
+    )
 
 
 def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
