@@ -27,16 +27,40 @@ EXPECTED_IDS = frozenset(
     {
         "a100-80gb-pcie",
         "a40",
+        "geforce-rtx-3060",
+        "geforce-rtx-3080",
         "geforce-rtx-3090",
+        "geforce-rtx-3090-ti",
+        "geforce-rtx-4060-ti-16gb",
+        "geforce-rtx-4070-ti-super",
+        "geforce-rtx-4080-super",
         "geforce-rtx-4090",
+        "geforce-rtx-5070-ti",
+        "geforce-rtx-5080",
         "geforce-rtx-5090",
         "h100-nvl",
+        "h100-pcie",
         "h200-nvl",
         "l4",
+        "l40",
         "l40s",
+        "rtx-2000-ada",
+        "rtx-4000-ada",
+        "rtx-4000-sff-ada",
+        "rtx-4500-ada",
+        "rtx-5000-ada",
         "rtx-6000-ada",
+        "rtx-a2000-12gb",
+        "rtx-a4500",
         "rtx-a5000",
+        "rtx-a5500",
         "rtx-a6000",
+        "rtx-pro-4000-blackwell",
+        "rtx-pro-4500-blackwell",
+        "rtx-pro-5000-blackwell",
+        "rtx-pro-6000-blackwell-max-q",
+        "rtx-pro-6000-blackwell-server",
+        "rtx-pro-6000-blackwell-workstation",
     }
 )
 
@@ -44,23 +68,50 @@ ECC_TRUE = frozenset(
     {
         "a100-80gb-pcie",
         "a40",
+        "geforce-rtx-3090-ti",
         "geforce-rtx-4090",
         "h100-nvl",
+        "h100-pcie",
         "h200-nvl",
         "l4",
+        "l40",
         "l40s",
+        "rtx-2000-ada",
+        "rtx-4000-ada",
+        "rtx-4000-sff-ada",
+        "rtx-4500-ada",
+        "rtx-5000-ada",
         "rtx-6000-ada",
+        "rtx-a2000-12gb",
+        "rtx-a4500",
         "rtx-a5000",
+        "rtx-a5500",
         "rtx-a6000",
+        "rtx-pro-4000-blackwell",
+        "rtx-pro-4500-blackwell",
+        "rtx-pro-5000-blackwell",
+        "rtx-pro-6000-blackwell-max-q",
+        "rtx-pro-6000-blackwell-server",
+        "rtx-pro-6000-blackwell-workstation",
     }
 )
 
 FRAME_LOCK_TRUE = frozenset(
     {
         "a40",
+        "rtx-4000-ada",
+        "rtx-4500-ada",
+        "rtx-5000-ada",
         "rtx-6000-ada",
+        "rtx-a4500",
         "rtx-a5000",
+        "rtx-a5500",
         "rtx-a6000",
+        "rtx-pro-4000-blackwell",
+        "rtx-pro-4500-blackwell",
+        "rtx-pro-5000-blackwell",
+        "rtx-pro-6000-blackwell-max-q",
+        "rtx-pro-6000-blackwell-workstation",
     }
 )
 
@@ -69,12 +120,17 @@ VGPU_TRUE = frozenset(
         "a100-80gb-pcie",
         "a40",
         "h100-nvl",
+        "h100-pcie",
         "h200-nvl",
         "l4",
+        "l40",
         "l40s",
+        "rtx-5000-ada",
         "rtx-6000-ada",
         "rtx-a5000",
+        "rtx-a5500",
         "rtx-a6000",
+        "rtx-pro-6000-blackwell-server",
     }
 )
 
@@ -82,7 +138,13 @@ MIG_TRUE = frozenset(
     {
         "a100-80gb-pcie",
         "h100-nvl",
+        "h100-pcie",
         "h200-nvl",
+        "rtx-pro-4500-blackwell",
+        "rtx-pro-5000-blackwell",
+        "rtx-pro-6000-blackwell-max-q",
+        "rtx-pro-6000-blackwell-server",
+        "rtx-pro-6000-blackwell-workstation",
     }
 )
 
@@ -91,9 +153,13 @@ NVLINK_TRUE = frozenset(
         "a100-80gb-pcie",
         "a40",
         "geforce-rtx-3090",
+        "geforce-rtx-3090-ti",
         "h100-nvl",
+        "h100-pcie",
         "h200-nvl",
+        "rtx-a4500",
         "rtx-a5000",
+        "rtx-a5500",
         "rtx-a6000",
     }
 )
@@ -103,17 +169,32 @@ COOLING_PASSIVE = frozenset(
         "a100-80gb-pcie",
         "a40",
         "h100-nvl",
+        "h100-pcie",
         "h200-nvl",
         "l4",
+        "l40",
         "l40s",
+        "rtx-pro-6000-blackwell-server",
     }
 )
 
 COOLING_BLOWER = frozenset(
     {
+        "rtx-2000-ada",
+        "rtx-4000-ada",
+        "rtx-4000-sff-ada",
+        "rtx-4500-ada",
+        "rtx-5000-ada",
         "rtx-6000-ada",
+        "rtx-a2000-12gb",
+        "rtx-a4500",
         "rtx-a5000",
+        "rtx-a5500",
         "rtx-a6000",
+        "rtx-pro-4000-blackwell",
+        "rtx-pro-4500-blackwell",
+        "rtx-pro-5000-blackwell",
+        "rtx-pro-6000-blackwell-max-q",
     }
 )
 
@@ -121,6 +202,9 @@ VRAM_GIB = {
     "geforce-rtx-4090": 24.0,
     "geforce-rtx-5090": 32.0,
     "rtx-6000-ada": 48.0,
+    "rtx-pro-6000-blackwell-workstation": 96.0,
+    "rtx-pro-6000-blackwell-max-q": 96.0,
+    "rtx-pro-6000-blackwell-server": 96.0,
     "h100-nvl": 94.0,
     "h200-nvl": 141.0,
     "a100-80gb-pcie": 80.0,
