@@ -49,7 +49,7 @@ from gpuadvisor.options import (
     energy_cost_usd,
     generate_options,
     lifecycle_cost_usd,
-    rank_key,
+    rank_options,
     vgpu_licence,
 )
 from gpuadvisor.profile import Profile
@@ -159,10 +159,7 @@ def run_core(facts: Mapping[str, Value], catalog: Catalog, rules: RuleBase) -> C
                 for e in evaluated
                 if e.option.shape == shape and e.option.sku.segment == gpu_class
             ]
-            alive = sorted(
-                (e.option for e in mine if not e.eliminated_by),
-                key=lambda o: (rank_key(o, facts), o.sku.id),
-            )
+            alive = rank_options([e.option for e in mine if not e.eliminated_by], facts)
             pairs.append(
                 PairResult(
                     shape,
@@ -257,6 +254,7 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         sku=sku.id,
         name=sku.name,
         count=option.count,
+        jobs_served=option.jobs_served,
         price_usd=sku.price_usd,
         total_price_usd=total,
         energy_cost_usd=round(energy, 2),
@@ -282,6 +280,10 @@ def _shape_phrase(option: Option) -> str:
     if option.shape == "single-larger-gpu":
         return f"one {name}"
     if option.shape == "two-independent-jobs":
+        if option.jobs_served > option.count:
+            return (
+                f"{option.count} × {name}, {option.jobs_served} independent jobs spread over them"
+            )
         return f"{option.count} × {name}, one independent job per card"
     return f"{option.count} × {name} with the model split across them"
 

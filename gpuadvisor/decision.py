@@ -66,6 +66,7 @@ class Pick(_Out):
     sku: str
     name: str
     count: int
+    jobs_served: int = Field(1, description="Concurrent jobs this purchase holds at once.")
     price_usd: float
     total_price_usd: float
     energy_cost_usd: float

@@ -31,6 +31,10 @@ DUTY_CYCLE: dict[str, float] = {
 
 HOURS_PER_YEAR = 8766.0
 
+#: Workloads whose concurrent jobs are light enough to share one card (desktops, small
+#: model replicas, streams); the others are compute-bound and get one card per job.
+PACKABLE_KINDS = ("vdi", "inference", "media", "visualization")
+
 #: NVIDIA vGPU software, annual subscription per concurrent user (CCU), as listed in
 #: NVIDIA's "Virtual GPU Software Packaging, Pricing, and Licensing Guide" (v10, 2022):
 #: Virtual PC for office desktops, RTX Virtual Workstation for professional graphics.
@@ -47,6 +51,8 @@ ASSUMPTIONS: tuple[str, ...] = (
     f"{VGPU_LICENCE_SOURCE}).",
     "Lifecycle cost = cards' price + electricity for the planned service life; average "
     "draw = board power × duty cycle (throughput 70%, latency 40%, otherwise 50%).",
+    "Concurrent jobs share a card only for VDI, inference, media and visualization, "
+    "as many as fit its memory; training, rendering and simulation jobs get a card each.",
     f"Model parallelism loses {SHARDING_OVERHEAD:.0%} of each card's memory to replicated "
     "state and communication buffers.",
     "Prices are the catalog's reference prices (launch MSRP, list or reseller, dated); "
@@ -97,12 +103,17 @@ def generate_options(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> list[
     jobs = int(_number(facts, "workload.concurrent_jobs"))
     slots = int(_number(facts, "platform.gpu_count_max"))
     options: list[Option] = []
+    packable = facts["workload.kind"] in PACKABLE_KINDS
     for sku in skus:
-        options.append(Option("single-larger-gpu", sku, 1, sku.vram_gib, 1))
-        # Independent jobs: one card per job, as many as wanted and the chassis takes
+        # Light jobs share a card side by side (MPS, MIG or vGPU); compute-bound jobs
+        # would only slow each other down, so they get a card each.
+        per_card = max(1, int(sku.vram_gib // need)) if packable else 1
+        options.append(Option("single-larger-gpu", sku, 1, sku.vram_gib, min(jobs, per_card)))
+        # Independent jobs: enough cards for every job, as many as the chassis takes
         # (at least two: the shape is about adding cards).
-        wanted = max(2, min(jobs, slots))
-        options.append(Option("two-independent-jobs", sku, wanted, sku.vram_gib, wanted))
+        wanted = max(2, min(math.ceil(jobs / per_card), slots))
+        served = min(jobs, wanted * per_card)
+        options.append(Option("two-independent-jobs", sku, wanted, sku.vram_gib, served))
         usable = sku.vram_gib * (1 - SHARDING_OVERHEAD)
         shards = max(2, math.ceil(need / usable))
         options.append(Option("multi-gpu-model-parallel", sku, shards, usable * shards, 1))
@@ -145,21 +156,38 @@ def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
     return sku.fp32_tflops
 
 
+#: Within the latency ranking, cards whose memory bandwidth is at least this share of the
+#: fastest eligible card's count as equally fast; the cheapest of them wins. Token decode
+#: and most latency-bound kernels scale with bandwidth, and a 25% band keeps the choice
+#: from paying double for the last few percent.
+LATENCY_BAND = 0.75
+
 RANKING: dict[str, str] = {
-    "throughput": "most jobs served, then most throughput per lifecycle dollar",
-    "latency": "highest memory bandwidth (single-request speed), then lowest lifecycle cost",
-    "correctness": "lowest lifecycle cost among the cards that meet every requirement",
-    "fleet-simplicity": "lowest lifecycle cost among the cards that meet every requirement",
+    "throughput": "most concurrent jobs served, then most throughput per lifecycle dollar",
+    "latency": (
+        "most concurrent jobs served, then the cheapest lifecycle cost among the fastest "
+        f"cards (memory bandwidth within {1 - LATENCY_BAND:.0%} of the fastest eligible)"
+    ),
+    "correctness": "most concurrent jobs served, then lowest lifecycle cost",
+    "fleet-simplicity": "most concurrent jobs served, then lowest lifecycle cost",
 }
 
 
-def rank_key(option: Option, facts: Mapping[str, Value]) -> tuple[float, ...]:
-    """Sort key (ascending = better) among options of the same shape and class."""
-    cost = lifecycle_cost_usd(option, facts)
+def rank_options(options: list[Option], facts: Mapping[str, Value]) -> list[Option]:
+    """Options of one shape and class, best first (see :data:`RANKING`)."""
+    if not options:
+        return []
     objective = facts["workload.objective"]
-    if objective == "throughput":
-        value = performance(option.sku, facts) * option.count / cost
-        return (-option.jobs_served, -value, cost)
-    if objective == "latency":
-        return (-option.sku.memory_bandwidth_gbs, cost)
-    return (cost, -option.sku.vram_gib)
+    fastest = max(o.sku.memory_bandwidth_gbs for o in options)
+
+    def key(option: Option) -> tuple[float, ...]:
+        cost = lifecycle_cost_usd(option, facts)
+        if objective == "throughput":
+            value = performance(option.sku, facts) * option.count / cost
+            return (-option.jobs_served, -value, cost)
+        if objective == "latency":
+            slow = 0.0 if option.sku.memory_bandwidth_gbs >= LATENCY_BAND * fastest else 1.0
+            return (-option.jobs_served, slow, cost, -option.sku.memory_bandwidth_gbs)
+        return (-option.jobs_served, cost, -option.sku.vram_gib)
+
+    return sorted(options, key=lambda o: (key(o), o.sku.id))

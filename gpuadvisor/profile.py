@@ -199,7 +199,8 @@ def profile_from_data(data: dict[str, Any], *, name: str, text: str | None = Non
     try:
         return Profile.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors()
+        # A misspelt key also makes its field "missing": report the misspelling first.
+        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
         first = errors[0]
         loc: tuple[str | int, ...] = tuple(first["loc"])
         message, hint = _describe(first)

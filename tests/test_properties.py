@@ -17,11 +17,7 @@ from gpuadvisor.rules import load_rules
 from .conftest import FIXTURES
 
 RULES = load_rules()
-CATALOGS = {"fixture": load_catalog(base=FIXTURES / "catalog")}
-try:
-    CATALOGS["bundled"] = load_catalog()
-except Exception:
-    pass
+CATALOGS = {"fixture": load_catalog(base=FIXTURES / "catalog"), "bundled": load_catalog()}
 
 profiles = st.fixed_dictionaries(
     {

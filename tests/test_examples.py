@@ -1,0 +1,62 @@
+"""The worked examples: each one's recommendation is pinned, and three are pinned whole.
+
+``pytest --update-golden`` rewrites the files from the current output; review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuadvisor.examples import list_examples
+from gpuadvisor.pipeline import advise
+from gpuadvisor.report import render
+
+from .conftest import REPO
+
+GOLDEN = Path(__file__).resolve().parent / "golden_examples"
+EXAMPLES = [name for name, _ in list_examples()]
+FULL = ("llm-latency-endpoint", "hyperparameter-sweep", "input-bound-training")
+
+
+def _summary(name: str) -> dict[str, object]:
+    decision = advise(REPO / "examples" / f"{name}.toml", sensitivity=False)
+    r = decision.recommendation
+    return {
+        "shape": r.shape,
+        "class": r.class_,
+        "gpu_count": r.gpu_count,
+        "top_pick": decision.picks[0].sku if decision.picks else None,
+        "fix_first": [f.rule for f in decision.fix_first],
+    }
+
+
+def test_there_are_at_least_twelve_worked_examples() -> None:
+    assert len(EXAMPLES) >= 12
+
+
+def test_expected_recommendations(request: pytest.FixtureRequest) -> None:
+    path = GOLDEN / "recommendations.json"
+    actual = {name: _summary(name) for name in EXAMPLES}
+    if request.config.getoption("--update-golden"):
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(json.dumps(actual, indent=2, sort_keys=True) + "\n")
+    expected = json.loads(path.read_text())
+    assert actual == expected
+
+
+@pytest.mark.parametrize("name", FULL)
+@pytest.mark.parametrize("fmt", ["json", "md"])
+def test_golden_reports(
+    name: str, fmt: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    decision = advise(REPO / "examples" / f"{name}.toml")
+    text = render(decision, fmt)  # type: ignore[arg-type]
+    path = GOLDEN / f"{name}.{fmt}"
+    if request.config.getoption("--update-golden"):
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(text)
+    assert text == path.read_text()
