@@ -49,9 +49,14 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
 
 
 class Sku(BaseModel):
-    """One GPU model as sold."""
+    """One GPU model as sold.
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    Strict types: in catalog data "yes" is not a boolean and "24" is not a number; a
+    sloppy value is an error, not a silent conversion. Dates may be TOML dates or ISO
+    strings.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, strict=True)
 
     id: str = Field(description="Stable identifier, lowercase with hyphens.")
     name: str = Field(min_length=3, max_length=120, description="As NVIDIA names it.")
@@ -76,10 +81,10 @@ class Sku(BaseModel):
     fp16_tensor_tflops: float = Field(gt=0, le=100_000, description="Dense, FP32 accumulate.")
     launch_year: int = Field(ge=2010, le=2100)
     price_usd: float = Field(gt=0, le=1_000_000)
-    price_date: dt.date
+    price_date: dt.date = Field(strict=False)
     price_kind: PriceKind = "launch-msrp"
     price_source: str = Field(min_length=8)
-    sources: tuple[str, ...] = Field(min_length=1)
+    sources: tuple[str, ...] = Field(min_length=1, strict=False)
     cite: dict[str, str] = Field(default_factory=dict)
     disputes: dict[str, str] = Field(default_factory=dict)
     lifecycle_note: str = ""

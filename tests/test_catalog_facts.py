@@ -267,7 +267,7 @@ URL_RE = re.compile(r"^https?://\S+$")
 
 def _load() -> dict[str, dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
-    for path in sorted(CATALOG.glob("*.toml")):
+    for path in sorted(p for p in CATALOG.glob("*.toml") if not p.name.startswith("_")):
         with path.open("rb") as fh:
             entries[path.stem] = tomllib.load(fh)
     return entries
