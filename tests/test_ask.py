@@ -545,6 +545,19 @@ def test_ask_from_a_complete_profile_can_overwrite_it_in_place(cli: Cli, tmp_pat
     assert load_profile(path) == TRAINING_PROFILE
 
 
+def test_readme_scripted_example_takes_the_defaults_for_the_rest(cli: Cli, tmp_path: Path) -> None:
+    partial = tmp_path / "partial.toml"
+    partial.write_text(
+        '[workload]\nkind = "training"\nobjective = "throughput"\nvram_need_gib = 20\n'
+    )
+    out = tmp_path / "sweep.toml"
+    result = cli("ask", "--from", str(partial), "-o", str(out), stdin="\n" * 200)  # yes ''
+    assert result.exit_code == 0, result.stderr
+    assert load_profile(out) == Profile.model_validate(
+        {"workload": {"kind": "training", "objective": "throughput", "vram_need_gib": 20}}
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "fragment"),
     [
