@@ -99,6 +99,95 @@ def init(
     _emit(text, output)
 
 
+# -- ask ----------------------------------------------------------------------------
+
+
+class _StdioDialogue:
+    """Questions on stderr, answers from stdin one per line, so stdout stays the result.
+
+    When stdin is not a terminal the answers are echoed, so a log of an automated run
+    reads like the session it replaces.
+    """
+
+    def __init__(self) -> None:
+        self._echo = not sys.stdin.isatty()
+
+    def say(self, text: str) -> None:
+        typer.echo(text, err=True)
+
+    def ask(self, prompt: str) -> str | None:
+        sys.stderr.write(prompt)
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line:
+            sys.stderr.write("\n")
+            return None
+        line = line.rstrip("\r\n")
+        if self._echo:
+            sys.stderr.write(line + "\n")
+        return line
+
+
+@app.command()
+def ask(
+    output: OutputOpt = None,
+    start: Annotated[
+        Path | None,
+        typer.Option(
+            "--from", help="Start from this profile (TOML/JSON, may be partial); ask the rest."
+        ),
+    ] = None,
+    then_advise: Annotated[
+        bool, typer.Option("--advise", help="Print the recommendation report at the end.")
+    ] = False,
+    fmt: Annotated[
+        ReportFormat | None, typer.Option("--format", "-f", help="Report format (with --advise).")
+    ] = None,
+    catalog: CatalogOpt = None,
+    rules: RulesOpt = None,
+) -> None:
+    """Build a profile by answering questions in plain language, one at a time.
+
+    Answers may come from a terminal or, one per line, from stdin (an empty line takes
+    the default). The profile goes to -o FILE, else to stdout.
+    """
+    from gpuadvisor.ask import interview, profile_document
+
+    if fmt is not None and not then_advise:
+        raise InputError("--format only applies together with --advise", field="--format")
+    document: dict[str, Any] | None = None
+    text: str | None = None
+    if start is not None:
+        from gpuadvisor.textio import load_document
+
+        document, text = load_document(start)
+    profile = interview(
+        _StdioDialogue(),
+        start=document,
+        start_name=str(start) if start is not None else "",
+        start_text=text,
+    )
+    written = profile_document(profile)
+    if output is not None:
+        _emit(written, output)
+    elif not then_advise:
+        _emit(written, None)
+    else:
+        typer.echo("note: the answers are not saved; add -o FILE to keep them", err=True)
+    if then_advise:
+        from gpuadvisor.pipeline import advise_profile
+        from gpuadvisor.report import render
+
+        decision = advise_profile(
+            profile,
+            profile_sha256=hashlib.sha256(written.encode("utf-8")).hexdigest(),
+            profile_file=output.name if output is not None else "(gpuadvisor ask)",
+            catalog_overlays=catalog or [],
+            rules_overlays=rules or [],
+        )
+        _emit(render(decision, (fmt or ReportFormat.md).value), None)
+
+
 # -- advise -------------------------------------------------------------------------
 
 

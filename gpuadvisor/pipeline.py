@@ -42,6 +42,35 @@ def advise(
     rules: RuleBase | None = None,
 ) -> Decision:
     profile, digest = read_profile(profile_path)
+    return advise_profile(
+        profile,
+        profile_sha256=digest,
+        profile_file=profile_path.name,
+        evidence=evidence,
+        catalog_overlays=catalog_overlays,
+        rules_overlays=rules_overlays,
+        sensitivity=sensitivity,
+        catalog=catalog,
+        rules=rules,
+    )
+
+
+def advise_profile(
+    profile: Profile,
+    *,
+    profile_sha256: str,
+    profile_file: str,
+    evidence: Sequence[Path] = (),
+    catalog_overlays: Sequence[Path] = (),
+    rules_overlays: Sequence[Path] = (),
+    sensitivity: bool = True,
+    catalog: Catalog | None = None,
+    rules: RuleBase | None = None,
+) -> Decision:
+    """The decision for an already validated profile (``ask --advise`` has no file yet).
+
+    ``profile_sha256`` and ``profile_file`` are what the report cites as its input.
+    """
     catalog = catalog or load_catalog(catalog_overlays)
     rules = rules or load_rules(rules_overlays)
     refs: tuple[EvidenceRef, ...] = ()
@@ -63,8 +92,8 @@ def advise(
         catalog,
         rules,
         facts,
-        profile_sha256=digest,
-        profile_file=profile_path.name,
+        profile_sha256=profile_sha256,
+        profile_file=profile_file,
         evidence=refs,
         sensitivity=sensitivity,
     )
