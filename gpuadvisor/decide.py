@@ -133,7 +133,49 @@ class Core:
         )
 
 
-def run_core(facts: Mapping[str, Value], catalog: Catalog, rules: RuleBase) -> Core:
+class ConstraintMemo:
+    """Constraint results remembered across engine runs on one catalog.
+
+    A constraint's verdict on an option depends only on the option (shape, SKU, count)
+    and the decision-wide facts its ``require`` reads, so sensitivity's many re-runs,
+    which change one fact at a time, re-use almost every verdict.
+    """
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.sku_facts = {sku.id: sku_facts(sku) for sku in catalog.skus}
+        self._tables: dict[tuple[object, ...], dict[str, bool]] = {}
+
+    def evaluate(
+        self, active: tuple[Rule, ...], options: list[Option], facts: Mapping[str, Value]
+    ) -> list[Evaluated]:
+        tables = []
+        for rule in active:
+            key = (rule.id, *(facts.get(n) for n in rule.require_reads))
+            tables.append((rule, self._tables.setdefault(key, {})))
+        evaluated = []
+        for option in options:
+            layered: _Layered | None = None
+            failed: list[str] = []
+            for rule, table in tables:
+                ok = table.get(option.key)
+                if ok is None:
+                    if layered is None:
+                        layered = _Layered(option.facts(), self.sku_facts[option.sku.id], facts)
+                    assert rule.require is not None
+                    ok = table[option.key] = rule.require.holds(layered)
+                if not ok:
+                    failed.append(rule.data.id)
+            evaluated.append(Evaluated(option, tuple(failed)))
+        return evaluated
+
+
+def run_core(
+    facts: Mapping[str, Value],
+    catalog: Catalog,
+    rules: RuleBase,
+    memo: ConstraintMemo | None = None,
+) -> Core:
     fired = tuple(rule for rule in rules.preferences if rule.when.holds(facts))
     active = tuple(rule for rule in rules.constraints if rule.when.holds(facts))
     shape_scores: dict[Shape, int] = dict.fromkeys(SHAPES, 0)
@@ -144,12 +186,8 @@ def run_core(facts: Mapping[str, Value], catalog: Catalog, rules: RuleBase) -> C
         for gpu_class, weight in rule.data.effect.class_.items():
             class_scores[gpu_class] += weight
 
-    per_sku = {sku.id: sku_facts(sku) for sku in catalog.skus}
-    evaluated: list[Evaluated] = []
-    for option in generate_options(catalog.skus, facts):
-        layered = _Layered(option.facts(), per_sku[option.sku.id], facts)
-        failed = tuple(r.id for r in active if not r.require.holds(layered))  # type: ignore[union-attr]
-        evaluated.append(Evaluated(option, failed))
+    memo = memo if memo is not None and memo.catalog is catalog else ConstraintMemo(catalog)
+    evaluated = memo.evaluate(active, generate_options(catalog.skus, facts), facts)
 
     pairs: list[PairResult] = []
     for shape in SHAPES:
@@ -513,7 +551,8 @@ def decide(
     evidence: tuple[EvidenceRef, ...] = (),
     sensitivity: bool = True,
 ) -> Decision:
-    core = run_core(facts.values, catalog, rules)
+    memo = ConstraintMemo(catalog)
+    core = run_core(facts.values, catalog, rules, memo)
     objective = str(facts.values["workload.objective"])
     ranking = RANKING.get(objective, RANKING["correctness"])
     fixes, findings = _findings(core, facts)
@@ -525,7 +564,7 @@ def decide(
     )
     from gpuadvisor.sensitivity import sensitivity_of
 
-    flips = sensitivity_of(core, catalog, rules) if sensitivity else ()
+    flips = sensitivity_of(core, catalog, rules, memo) if sensitivity else ()
     return Decision(
         meta=Meta(
             title=profile.meta.title,

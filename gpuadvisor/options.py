@@ -67,10 +67,10 @@ class Option:
     count: int
     vram_per_job_gib: float
     jobs_served: int
+    key: str = ""
 
-    @property
-    def key(self) -> str:
-        return f"{self.shape}:{self.sku.id}:{self.count}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", f"{self.shape}:{self.sku.id}:{self.count}")
 
     @property
     def total_price_usd(self) -> float:

@@ -163,6 +163,13 @@ class Rule:
         return self.require is not None
 
     @property
+    def require_reads(self) -> tuple[str, ...]:
+        """Decision-wide facts the ``require`` condition reads (not sku.* / option.*)."""
+        if self.require is None:
+            return ()
+        return tuple(n for n in self.require.names if FACTS_BY_NAME[n].scope == "global")
+
+    @property
     def fact_names(self) -> tuple[str, ...]:
         """Facts shown as the evidence of a finding: those read, then those listed."""
         names = list(self.when.names)

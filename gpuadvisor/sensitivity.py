@@ -104,9 +104,12 @@ def _describe(core: object) -> str:
     return f"{core.chosen.shape} / {core.chosen.class_}: {top.count} × {top.sku.name}"
 
 
-def sensitivity_of(core: object, catalog: Catalog, rules: RuleBase) -> list[Sensitivity]:
-    from gpuadvisor.decide import Core, run_core
+def sensitivity_of(
+    core: object, catalog: Catalog, rules: RuleBase, memo: object = None
+) -> list[Sensitivity]:
+    from gpuadvisor.decide import ConstraintMemo, Core, run_core
 
+    memo = memo if isinstance(memo, ConstraintMemo) else ConstraintMemo(catalog)
     assert isinstance(core, Core)
     base_facts = dict(core.facts)
     base = core.outcome()
@@ -114,7 +117,7 @@ def sensitivity_of(core: object, catalog: Catalog, rules: RuleBase) -> list[Sens
 
     def first_flip(name: str, values: Iterable[Value]) -> tuple[Value, str] | None:
         for value in values:
-            trial = run_core({**base_facts, name: value}, catalog, rules)
+            trial = run_core({**base_facts, name: value}, catalog, rules, memo)
             if trial.outcome() != base:
                 return value, _describe(trial)
         return None
