@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from prometheus_client.parser import text_string_to_metric_families
-
-from gpuadvisor.errors import InputError
+from gpuadvisor.errors import InputError, InternalError
 from gpuadvisor.evidence._values import bus_id, pstate
 from gpuadvisor.evidence.xid import classify
 from gpuadvisor.host import (
@@ -84,6 +82,13 @@ def looks_like(text: str) -> bool:
 
 
 def parse(text: str, name: str) -> HostSnapshot:
+    try:
+        from prometheus_client.parser import text_string_to_metric_families
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise InternalError(
+            "reading a dcgm-exporter scrape needs prometheus-client",
+            hint="pip install 'gpuadvisor[evidence]'",
+        ) from None
     try:
         samples = [s for family in text_string_to_metric_families(text) for s in family.samples]
     except (ValueError, TypeError, IndexError) as exc:

@@ -190,13 +190,25 @@ def merge(parts: Sequence[tuple[Source, HostSnapshot]]) -> HostSnapshot:
         ]
         seen_events |= fresh
         body = part.model_copy(
-            update={"gpus": [], "events": [], "conflicts": [], "notes": [], "sources": []}
+            update={
+                "gpus": [],
+                "events": [],
+                "conflicts": [],
+                "notes": [],
+                "sources": [],
+                "provenance": {},
+            }
         )
         rest = merger.model(rest, body, "host", "", file)
         conflicts += part.conflicts
         notes += part.notes
-        for section in _sections(part):
+        sections = _sections(part)
+        if source.kind in ("kernel-log", "dcgm-prom"):
+            sections.append("events")  # scanned, even when it found nothing
+        for section in sections:
             provenance.setdefault(section, set()).add(file)
+        for section, files in part.provenance.items():  # a host/v1 file's own record
+            provenance.setdefault(section, set()).update(files)
     gpus.sort(key=lambda g: (g.index is None, g.index or 0, g.pci_bus_id or "", g.uuid or ""))
     for conflict in merger.conflicts:
         conflicts.append(conflict.model_copy(update={"field": conflict.field.lstrip(".")}))

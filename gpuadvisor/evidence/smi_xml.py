@@ -15,10 +15,7 @@ from __future__ import annotations
 
 from xml.etree.ElementTree import Element, ParseError
 
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import fromstring
-
-from gpuadvisor.errors import InputError
+from gpuadvisor.errors import InputError, InternalError
 from gpuadvisor.evidence._values import (
     active,
     bus_id,
@@ -75,8 +72,20 @@ def parse(text: str, name: str) -> HostSnapshot:
 
 
 def parse_xml(text: str, name: str) -> Element:
+    """The document's root. Entity declarations (billion laughs, external entities) and
+    external references are refused; the DOCTYPE nvidia-smi writes is allowed."""
     try:
-        root: Element = fromstring(text, forbid_dtd=False, forbid_entities=True)
+        from defusedxml import DefusedXmlException
+        from defusedxml.ElementTree import fromstring
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise InternalError(
+            "reading nvidia-smi XML needs defusedxml",
+            hint="pip install 'gpuadvisor[evidence]'",
+        ) from None
+    try:
+        root: Element = fromstring(
+            text, forbid_dtd=False, forbid_entities=True, forbid_external=True
+        )
     except DefusedXmlException as exc:
         raise InputError(
             f"XML refused: {type(exc).__name__} (entity declarations and external "
