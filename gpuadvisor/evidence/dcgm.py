@@ -90,7 +90,12 @@ def parse(text: str, name: str) -> HostSnapshot:
             hint="pip install 'gpuadvisor[evidence]'",
         ) from None
     try:
-        samples = [s for family in text_string_to_metric_families(text) for s in family.samples]
+        # The parser names counter samples <family>_total; DCGM's names are the families'.
+        samples = [
+            (family.name, s.labels, s.value)
+            for family in text_string_to_metric_families(text)
+            for s in family.samples
+        ]
     except (ValueError, TypeError, IndexError) as exc:
         raise InputError(f"invalid Prometheus text format: {exc}", file=name) from None
     gpus: dict[str, dict[str, Any]] = {}
@@ -98,10 +103,9 @@ def parse(text: str, name: str) -> HostSnapshot:
     drivers: dict[str, str] = {}
     hosts: set[str] = set()
     events: list[Event] = []
-    for sample in samples:
-        labels = sample.labels
+    for metric, labels, value in samples:
         key = labels.get("UUID") or labels.get("pci_bus_id") or labels.get("gpu")
-        if not key or not sample.name.startswith("DCGM_FI_"):
+        if not key or not metric.startswith("DCGM_FI_"):
             continue
         host = labels.get("Hostname")
         if host:
@@ -110,11 +114,11 @@ def parse(text: str, name: str) -> HostSnapshot:
             drivers.setdefault(labels["DCGM_FI_DRIVER_VERSION"], host or name)
         data = gpus.setdefault(key, _identity(labels))
         if labels.get("GPU_I_ID"):
-            _mig(migs.setdefault(key, {}), labels, sample.name, sample.value)
+            _mig(migs.setdefault(key, {}), labels, metric, value)
             continue
-        _apply(data, sample.name, sample.value)
-        if sample.name == "DCGM_FI_DEV_XID_ERRORS" and sample.value > 0:
-            code = _int(sample.value)
+        _apply(data, metric, value)
+        if metric == "DCGM_FI_DEV_XID_ERRORS" and value > 0:
+            code = _int(value)
             events.append(
                 Event(
                     kind="xid",

@@ -58,6 +58,10 @@ def same_gpu(a: Gpu, b: Gpu) -> bool:
     return a.index is not None and a.index == b.index
 
 
+def _anonymous(gpu: Gpu) -> bool:
+    return gpu.pci_bus_id is None and gpu.uuid is None and gpu.index is None
+
+
 def gpu_label(gpu: Gpu) -> str:
     return gpu.pci_bus_id or gpu.uuid or f"index {gpu.index}"
 
@@ -176,10 +180,15 @@ def merge(parts: Sequence[tuple[Source, HostSnapshot]]) -> HostSnapshot:
     for source, part in parts:
         file = source.file
         for gpu in part.gpus:
-            slot = next((i for i, known in enumerate(gpus) if same_gpu(known, gpu)), None)
+            slot = _slot(gpus, gpu, alone=len(part.gpus) == 1)
             if slot is None:
                 slot = len(gpus)
                 gpus.append(Gpu())
+            elif not same_gpu(gpus[slot], gpu):
+                notes.append(
+                    f"{file}: a GPU without bus id, UUID or index was taken to be the "
+                    "host's only GPU"
+                )
             label = f"gpus[{gpu_label(gpus[slot]) if gpus[slot] != Gpu() else gpu_label(gpu)}]"
             gpus[slot] = merger.model(gpus[slot], gpu, f"gpus#{slot}", label, file)
         fresh = {(e.kind, e.code, e.pci_bus_id, e.time, e.text) for e in part.events}
@@ -222,6 +231,16 @@ def merge(parts: Sequence[tuple[Source, HostSnapshot]]) -> HostSnapshot:
             "provenance": {k: sorted(v) for k, v in sorted(provenance.items())},
         }
     )
+
+
+def _slot(gpus: list[Gpu], gpu: Gpu, *, alone: bool) -> int | None:
+    """Where ``gpu`` goes among the GPUs known so far; None for a new one."""
+    found = next((i for i, known in enumerate(gpus) if same_gpu(known, gpu)), None)
+    if found is None and alone and len(gpus) == 1 and (_anonymous(gpu) or _anonymous(gpus[0])):
+        # An excerpt (``nvidia-smi -q | sed ...``) names no GPU; with one GPU on each
+        # side there is only one it can be.
+        return 0
+    return found
 
 
 def _sections(part: HostSnapshot) -> list[str]:

@@ -299,6 +299,8 @@ _LABELS = frozenset(
         "retired pages",
         "remapped rows",
         "gpu current temp",
+        "gpu shutdown temp",
+        "gpu slowdown temp",
         "power readings",
         "gpu power readings",
         "power draw",
