@@ -46,6 +46,12 @@ class Format:
     description: str
     looks_like: Callable[[str], bool]
     parse: Callable[[str, str], HostSnapshot]
+    #: Whether ``looks_like`` must see the whole text (kernel logs: the first Xid may
+    #: come after megabytes of other messages); the others decide on the first lines.
+    whole: bool = False
+
+
+HEAD_LINES = 200
 
 
 def _xml(text: str) -> bool:
@@ -96,6 +102,7 @@ FORMATS: tuple[Format, ...] = (
         "dmesg / dmesg -T / journalctl -k (Xid and PCIe AER lines)",
         kernel_log.looks_like,
         kernel_log.parse,
+        whole=True,
     ),
     Format(
         "nvidia-smi-q", "nvidia-smi -q (whole or -d subsets)", smi_text.looks_like, smi_text.parse
@@ -123,13 +130,23 @@ def _normalise(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
 
 
+def _head(text: str) -> str:
+    end = -1
+    for _ in range(HEAD_LINES):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text
+    return text[:end]
+
+
 def detect(text: str, name: str | None = None) -> EvidenceKind:
     """The format of ``text``, judged from its content alone."""
     text = _normalise(text)
     if not text.strip():
         raise InputError("file is empty", file=name)
+    head = _head(text)
     for candidate in FORMATS:
-        if candidate.looks_like(text):
+        if candidate.looks_like(text if candidate.whole else head):
             return candidate.kind
     first = strip_ansi(next(line for line in text.splitlines() if line.strip())).strip()
     if first.startswith(_SMI_ERRORS):
