@@ -8,6 +8,9 @@ from evidence_support import FIXTURES
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import detect, parse_text
 from gpuadvisor.evidence._values import bus_id, clean, cpu_list, link_width, mode, number
+from gpuadvisor.evidence.merge import merge
+from gpuadvisor.host import Source
+from gpuadvisor.hostfacts import derive_host_facts
 
 
 @pytest.mark.parametrize(
@@ -325,3 +328,28 @@ def test_lscpu_with_sections_and_numactl_binding() -> None:
     )
     binding = parse_text(numactl, "n.txt").host.numa_binding
     assert (binding.policy, binding.nodebind, binding.membind) == ("bind", [1], [1])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[    0.000000] Linux version 6.5.0\n[    0.100000] Command line: BOOT_IMAGE=/vmlinuz\n",
+        "[Mon Jan 13 09:41:02 2026] usb 1-1: new device\n[Mon Jan  3 09:41:03 2026] eth0: up\n",
+        "-- Logs begin at Mon 2025-03-03 10:00:00 UTC. --\n"
+        "Mar 03 10:00:00 node1 kernel: Linux version 6.5.0\n",
+        "2024-11-15T05:39:15,491363+00:00 nvidia-peermem nv_get_p2p_free_callback:127 ERROR\n",
+        "kern  :info  : [    0.000000] Linux version 6.5.0\n",
+    ],
+    ids=["dmesg", "dmesg-T", "journalctl", "dmesg-iso", "dmesg-decode"],
+)
+def test_a_healthy_kernel_log_is_evidence_of_no_xid(text: str) -> None:
+    assert detect(text) == "kernel-log"
+    source = Source(file="k.log", kind="kernel-log", sha256="0" * 64)
+    snapshot = merge([(source, parse_text(text, "k.log"))])
+    assert snapshot.events == []
+    assert derive_host_facts(snapshot).values["host.xid_count"] == 0
+
+
+def test_an_application_log_is_not_a_kernel_log() -> None:
+    with pytest.raises(InputError, match="unrecognised"):
+        detect("2024-11-15 10:00:00 app started\nserving on :8080\n")

@@ -41,12 +41,26 @@ _AER_RECEIVED = re.compile(
 MAX_TEXT = 500
 
 
+#: Lines only kernel logs start with: dmesg's [seconds] / [ctime], dmesg --time-format
+#: iso (comma before the microseconds), --decode's facility prefix, journalctl's
+#: "host kernel:" and its "-- ... --" markers.
+_KERNEL_LINE = re.compile(
+    r"^(?:\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:\d\d"
+    r"|[a-z]+\s*:[a-z]+\s*: |\S.*? \S+ kernel: |-- .* --$)"
+)
+
+
 def looks_like(text: str) -> bool:
-    return (
-        _XID.search(text) is not None
-        or _OFF_BUS.search(text) is not None
-        or (_AER_DETAIL.search(text) is not None or _AER_RECEIVED.search(text) is not None)
-    )
+    """Xid or AER lines anywhere, or (a log of a healthy host) lines shaped like a
+    kernel log's: most of the first hundred."""
+    if _XID.search(text) or _OFF_BUS.search(text):
+        return True
+    if _AER_DETAIL.search(text) or _AER_RECEIVED.search(text):
+        return True
+    lines = [line for line in text.splitlines()[:100] if line.strip()]
+    kernel = sum(1 for line in lines if _KERNEL_LINE.match(line))
+    return bool(lines) and kernel >= 0.8 * len(lines)
 
 
 def _time(match: re.Match[str]) -> str | None:
