@@ -131,18 +131,7 @@ def child(node: Node | None, key: str) -> Node | None:
 
 def find(node: Node | None, *path: str, skip: tuple[str, ...] = ()) -> Node | None:
     """The shallowest descendant matching ``path[0]`` whose children continue the path."""
-    if node is None:
-        return None
-    first = normalise(path[0])
-    for candidate in walk(node, skip=skip):
-        if candidate.norm != first:
-            continue
-        current: Node | None = candidate
-        for step in path[1:]:
-            current = child(current, step)
-        if current is not None:
-            return current
-    return None
+    return None if node is None else Index(node, skip=skip).find(*path)
 
 
 def value(node: Node | None, *path: str, skip: tuple[str, ...] = ()) -> str | None:

@@ -110,31 +110,12 @@ def parse(text: str, name: str) -> HostSnapshot:
         detail = _AER_DETAIL.search(message)
         if detail:
             device = _DEVICE.search(message)
-            details.append(
-                Event(
-                    kind="aer",
-                    pci_bus_id=bus_id(device.group("bus")) if device else None,
-                    time=time,
-                    text=message[detail.start() :][:MAX_TEXT],
-                    xid_class="hardware",
-                    severity=_severity(detail.group("severity")),
-                    source=where,
-                )
-            )
+            bus = device.group("bus") if device else None
+            details.append(_aer_event(detail, bus, message, time, where))
             continue
         got = _AER_RECEIVED.search(message)
         if got:
-            received.append(
-                Event(
-                    kind="aer",
-                    pci_bus_id=bus_id(got.group("bus")),
-                    time=time,
-                    text=message[got.start() :][:MAX_TEXT],
-                    xid_class="hardware",
-                    severity=_severity(got.group("severity")),
-                    source=where,
-                )
-            )
+            received.append(_aer_event(got, got.group("bus"), message, time, where))
     # "GPU has fallen off the bus" without an Xid 79 line for that GPU still is one.
     reported = {e.pci_bus_id for e in xids if e.code == 79}
     for event in lost:
@@ -142,6 +123,20 @@ def parse(text: str, name: str) -> HostSnapshot:
             xids.append(event)
             reported.add(event.pci_bus_id)
     return HostSnapshot(events=[*xids, *(details or received)])
+
+
+def _aer_event(
+    match: re.Match[str], bus: str | None, message: str, time: str | None, where: str
+) -> Event:
+    return Event(
+        kind="aer",
+        pci_bus_id=bus_id(bus),
+        time=time,
+        text=message[match.start() :][:MAX_TEXT],
+        xid_class="hardware",
+        severity=_severity(match.group("severity")),
+        source=where,
+    )
 
 
 def _name(value: str | None) -> str | None:
