@@ -18,18 +18,21 @@ from pydantic import ValidationError
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import (
     dcgm,
+    dmon,
     host_json,
+    iostat,
     kernel_log,
     lscpu,
+    mpstat,
     numactl,
     p2p,
+    pmon,
     query_csv,
+    sar_net,
     smi_list,
-    smi_monitor,
     smi_table,
     smi_text,
     smi_xml,
-    sysstat,
     topo,
 )
 from gpuadvisor.evidence._values import strip_ansi
@@ -54,11 +57,6 @@ class Format:
 HEAD_LINES = 200
 
 
-def _xml(text: str) -> bool:
-    head = text.lstrip()[:65536]
-    return head.startswith("<") and "nvidia_smi_log" in head
-
-
 #: Checked in this order; the first whose ``looks_like`` accepts the text wins.
 FORMATS: tuple[Format, ...] = (
     Format(
@@ -67,7 +65,7 @@ FORMATS: tuple[Format, ...] = (
         host_json.looks_like,
         host_json.parse,
     ),
-    Format("nvidia-smi-xml", "nvidia-smi -q -x", _xml, smi_xml.parse),
+    Format("nvidia-smi-xml", "nvidia-smi -q -x", smi_xml.looks_like, smi_xml.parse),
     Format(
         "nvidia-smi-table", "nvidia-smi (the default table)", smi_table.looks_like, smi_table.parse
     ),
@@ -75,20 +73,16 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "nvidia-smi-csv",
         "nvidia-smi --query-gpu=... --format=csv (with header)",
-        lambda t: query_csv.header(t) is not None,
+        query_csv.looks_like,
         query_csv.parse,
     ),
-    Format(
-        "nvidia-smi-pmon", "nvidia-smi pmon", smi_monitor.looks_like_pmon, smi_monitor.parse_pmon
-    ),
-    Format(
-        "nvidia-smi-dmon", "nvidia-smi dmon", smi_monitor.looks_like_dmon, smi_monitor.parse_dmon
-    ),
+    Format("nvidia-smi-pmon", "nvidia-smi pmon", pmon.looks_like, pmon.parse),
+    Format("nvidia-smi-dmon", "nvidia-smi dmon", dmon.looks_like, dmon.parse),
     Format("nvidia-smi-p2p", "nvidia-smi topo -p2p <r|w|n|a|p>", p2p.looks_like, p2p.parse),
     Format("nvidia-smi-topo", "nvidia-smi topo -m", topo.looks_like, topo.parse),
-    Format("iostat", "iostat -x", sysstat.looks_like_iostat, sysstat.parse_iostat),
-    Format("mpstat", "mpstat -P ALL", sysstat.looks_like_mpstat, sysstat.parse_mpstat),
-    Format("sar-net", "sar -n DEV", sysstat.looks_like_sar, sysstat.parse_sar),
+    Format("iostat", "iostat -x", iostat.looks_like, iostat.parse),
+    Format("mpstat", "mpstat -P ALL", mpstat.looks_like, mpstat.parse),
+    Format("sar-net", "sar -n DEV", sar_net.looks_like, sar_net.parse),
     Format("lscpu", "lscpu", lscpu.looks_like, lscpu.parse),
     Format("numactl", "numactl --show", numactl.looks_like, numactl.parse),
     Format(

@@ -122,6 +122,10 @@ def header(text: str) -> list[str] | None:
     return bare if any(n in known or n.startswith(_REASON_PREFIXES) for n in bare) else None
 
 
+def looks_like(text: str) -> bool:
+    return header(text) is not None
+
+
 def parse(text: str, name: str) -> HostSnapshot:
     columns = header(text)
     if columns is None:

@@ -48,6 +48,11 @@ from gpuadvisor.host import (
 )
 
 
+def looks_like(text: str) -> bool:
+    head = text.lstrip()[:65536]
+    return head.startswith("<") and "nvidia_smi_log" in head
+
+
 def parse(text: str, name: str) -> HostSnapshot:
     root = parse_xml(text, name)
     if root.tag != "nvidia_smi_log":
