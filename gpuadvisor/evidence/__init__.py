@@ -1,0 +1,187 @@
+"""Captured tool outputs -> one :class:`~gpuadvisor.host.HostSnapshot`.
+
+Each format has its own module with a pure ``parse(text, name)`` returning a partial
+snapshot; :func:`detect` picks the format from the content (never the file name),
+:func:`load_evidence` reads files, hashes them and merges what they say about the host.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from gpuadvisor.errors import InputError
+from gpuadvisor.evidence import (
+    dcgm,
+    dmon,
+    host_json,
+    iostat,
+    kernel_log,
+    lscpu,
+    mpstat,
+    numactl,
+    p2p,
+    pmon,
+    query_csv,
+    sar_net,
+    smi_list,
+    smi_table,
+    smi_text,
+    smi_xml,
+    topo,
+)
+from gpuadvisor.evidence._values import strip_ansi
+from gpuadvisor.evidence.merge import merge
+from gpuadvisor.host import EvidenceKind, HostSnapshot, Source
+from gpuadvisor.textio import decode_text, read_bytes
+
+__all__ = ["FORMATS", "Format", "detect", "dump_snapshot", "load_evidence", "parse_text"]
+
+
+@dataclass(frozen=True)
+class Format:
+    kind: EvidenceKind
+    description: str
+    looks_like: Callable[[str], bool]
+    parse: Callable[[str, str], HostSnapshot]
+    #: Whether ``looks_like`` must see the whole text (kernel logs: the first Xid may
+    #: come after megabytes of other messages); the others decide on the first lines.
+    whole: bool = False
+
+
+HEAD_LINES = 200
+
+
+#: Checked in this order; the first whose ``looks_like`` accepts the text wins.
+FORMATS: tuple[Format, ...] = (
+    Format(
+        "gpuadvisor-host",
+        "gpuadvisor probe / import output (host/v1 JSON)",
+        host_json.looks_like,
+        host_json.parse,
+    ),
+    Format("nvidia-smi-xml", "nvidia-smi -q -x", smi_xml.looks_like, smi_xml.parse),
+    Format(
+        "nvidia-smi-table", "nvidia-smi (the default table)", smi_table.looks_like, smi_table.parse
+    ),
+    Format("nvidia-smi-list", "nvidia-smi -L", smi_list.looks_like, smi_list.parse),
+    Format(
+        "nvidia-smi-csv",
+        "nvidia-smi --query-gpu=... --format=csv (with header)",
+        query_csv.looks_like,
+        query_csv.parse,
+    ),
+    Format("nvidia-smi-pmon", "nvidia-smi pmon", pmon.looks_like, pmon.parse),
+    Format("nvidia-smi-dmon", "nvidia-smi dmon", dmon.looks_like, dmon.parse),
+    Format("nvidia-smi-p2p", "nvidia-smi topo -p2p <r|w|n|a|p>", p2p.looks_like, p2p.parse),
+    Format("nvidia-smi-topo", "nvidia-smi topo -m", topo.looks_like, topo.parse),
+    Format("iostat", "iostat -x", iostat.looks_like, iostat.parse),
+    Format("mpstat", "mpstat -P ALL", mpstat.looks_like, mpstat.parse),
+    Format("sar-net", "sar -n DEV", sar_net.looks_like, sar_net.parse),
+    Format("lscpu", "lscpu", lscpu.looks_like, lscpu.parse),
+    Format("numactl", "numactl --show", numactl.looks_like, numactl.parse),
+    Format(
+        "dcgm-prom",
+        "dcgm-exporter scrape (Prometheus text, DCGM_FI_*)",
+        dcgm.looks_like,
+        dcgm.parse,
+    ),
+    Format(
+        "kernel-log",
+        "dmesg / dmesg -T / journalctl -k (Xid and PCIe AER lines)",
+        kernel_log.looks_like,
+        kernel_log.parse,
+        whole=True,
+    ),
+    Format(
+        "nvidia-smi-q", "nvidia-smi -q (whole or -d subsets)", smi_text.looks_like, smi_text.parse
+    ),
+)
+
+_SMI_ERRORS = (
+    "ERROR:",
+    "Failed to initialize NVML",
+    "NVIDIA-SMI has failed",
+    "No devices were found",
+    "Unable to determine the device handle",
+    "Invalid combination of input arguments",
+    "Invalid GPU",
+    "nvidia-smi: command not found",
+    "Unable to find",
+)
+
+
+def accepted_formats() -> str:
+    return "; ".join(f.description for f in FORMATS)
+
+
+def _normalise(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+
+
+def _head(text: str) -> str:
+    end = -1
+    for _ in range(HEAD_LINES):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text
+    return text[:end]
+
+
+def detect(text: str, name: str | None = None) -> EvidenceKind:
+    """The format of ``text``, judged from its content alone."""
+    text = _normalise(text)
+    if not text.strip():
+        raise InputError("file is empty", file=name)
+    head = _head(text)
+    for candidate in FORMATS:
+        if candidate.looks_like(text if candidate.whole else head):
+            return candidate.kind
+    first = strip_ansi(next(line for line in text.splitlines() if line.strip())).strip()
+    if first.startswith(_SMI_ERRORS):
+        message = f"this is an error message from nvidia-smi, not a capture: {first[:160]!r}"
+    else:
+        message = "unrecognised evidence format"
+    raise InputError(message, file=name, hint=f"accepted formats: {accepted_formats()}")
+
+
+def parse_text(text: str, name: str) -> HostSnapshot:
+    """The partial snapshot one file's text describes."""
+    text = _normalise(text)
+    return _parse_as(detect(text, name), text, name)
+
+
+def _parse_as(kind: EvidenceKind, text: str, name: str) -> HostSnapshot:
+    parser = next(f.parse for f in FORMATS if f.kind == kind)
+    try:
+        return parser(text, name)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise InputError(
+            f"{kind}: value out of range: {first['msg']}", file=name, field=where or None
+        ) from None
+
+
+def load_evidence(paths: Sequence[Path]) -> HostSnapshot:
+    """Read, identify, hash and parse each file; merge them into one host."""
+    parts: list[tuple[Source, HostSnapshot]] = []
+    for path in paths:
+        name = str(path)
+        data = read_bytes(path)
+        text = _normalise(decode_text(data, name))
+        kind = detect(text, name)
+        source = Source(file=name, kind=kind, sha256=hashlib.sha256(data).hexdigest())
+        parts.append((source, _parse_as(kind, text, name)))
+    return merge(parts)
+
+
+def dump_snapshot(snapshot: HostSnapshot) -> str:
+    """``gpuadvisor/host/v1`` JSON: keys in model order, two-space indent, final newline."""
+    data = snapshot.model_dump(mode="json", by_alias=True)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

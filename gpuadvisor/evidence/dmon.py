@@ -1,0 +1,88 @@
+"""``nvidia-smi dmon``: a per-GPU time series (power, temperatures, SM %, clocks, and
+with ``-s v`` the power and thermal violation columns)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from statistics import mean
+
+from gpuadvisor.evidence._monitor import row_record, table
+from gpuadvisor.evidence._values import integer, number
+from gpuadvisor.host import Gpu, HostSnapshot, ReasonState, Sample, ThrottleReason
+
+
+def looks_like(text: str) -> bool:
+    columns, rows = table(text)
+    return bool(rows) and "pid" not in columns and ("sm" in columns or "pwr" in columns)
+
+
+#: dmon -s v columns, NVML nvmlDeviceGetViolationStatus: pviol is the % of the interval
+#: the power policy held clocks below target, tviol whether the thermal policy did (a
+#: bool per sample). Over the samples each becomes a share of time for the reason it
+#: stands for.
+_VIOLATIONS: dict[str, tuple[ThrottleReason, float]] = {
+    "pviol": ("sw_power_cap", 100.0),
+    "tviol": ("sw_thermal_slowdown", 1.0),
+}
+
+
+def _share(records: list[dict[str, str]], column: str, full: float) -> float | None:
+    values = [v for r in records if (v := number(r.get(column))) is not None]
+    if not values:
+        return None
+    return round(min(1.0, mean(min(v, full) / full for v in values)), 3)
+
+
+def _stamp(record: dict[str, str]) -> datetime | None:
+    """``-o T`` / ``-o DT`` time stamps (HH:MM:SS, YYYYMMDD)."""
+    if "time" not in record:
+        return None
+    try:
+        return datetime.strptime(
+            f"{record.get('date', '19700101')} {record['time']}", "%Y%m%d %H:%M:%S"
+        )
+    except ValueError:
+        return None
+
+
+def _offsets(records: list[dict[str, str]]) -> list[float | None]:
+    stamps = [_stamp(r) for r in records]
+    first = next((s for s in stamps if s is not None), None)
+    return [
+        (s - first).total_seconds() if s is not None and first is not None and s >= first else None
+        for s in stamps
+    ]
+
+
+def parse(text: str, name: str) -> HostSnapshot:
+    columns, rows = table(text)
+    series: dict[int, list[dict[str, str]]] = {}
+    for tokens in rows:
+        record = row_record(columns, tokens)
+        gpu = integer(record.get("gpu"))
+        if gpu is not None:
+            series.setdefault(gpu, []).append(record)
+    gpus = []
+    for gpu, records in sorted(series.items()):
+        reasons = {
+            reason: ReasonState(fraction=share)
+            for column, (reason, full) in _VIOLATIONS.items()
+            if (share := _share(records, column, full)) is not None
+        }
+        gpus.append(
+            Gpu(
+                index=gpu,
+                samples=[
+                    Sample(
+                        t_s=t_s,
+                        util_pct=number(r.get("sm")),
+                        sm_clock_mhz=number(r.get("pclk")),
+                        temp_c=number(r.get("gtemp")),
+                        power_w=number(r.get("pwr")),
+                    )
+                    for r, t_s in zip(records, _offsets(records), strict=True)
+                ],
+                throttle_reasons=reasons,
+            )
+        )
+    return HostSnapshot(gpus=gpus)

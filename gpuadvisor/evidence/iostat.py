@@ -1,0 +1,57 @@
+"""``iostat -x`` (sysstat), both column sets: sysstat < 11.5 (``Device: rrqm/s wrqm/s
+r/s w/s ... await r_await w_await svctm %util``) and newer (``Device r/s rkB/s ...
+r_await ... w_await ... %util``). With several reports the first (since boot) is
+dropped; ``avg-cpu`` %iowait is kept too.
+"""
+
+from __future__ import annotations
+
+from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
+from gpuadvisor.host import CpuInfo, Disk, HostInfo, HostSnapshot
+
+
+def _iostat_header(tokens: list[str]) -> str | None:
+    first = tokens[0].rstrip(":")
+    return first if first == "Device" and "%util" in tokens else None
+
+
+def _avg_cpu(text: str) -> float | None:
+    """%iowait of the avg-cpu blocks (all but the first when there are several)."""
+    values: list[float] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines[:-1]):
+        tokens = line.split()
+        if tokens[:1] == ["avg-cpu:"] and "%iowait" in tokens:
+            at = tokens.index("%iowait") - 1
+            row = lines[number + 1].split()
+            if len(row) > at:
+                try:
+                    values.append(float(row[at].replace(",", ".")))
+                except ValueError:
+                    continue
+    if len(values) > 1:
+        values = values[1:]
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def looks_like(text: str) -> bool:
+    return "avg-cpu:" in text or bool(reports(text, _iostat_header))
+
+
+def parse(text: str, name: str) -> HostSnapshot:
+    disks = summary(reports(text, _iostat_header), skip_first=True)
+    return HostSnapshot(
+        host=HostInfo(
+            cpu=CpuInfo(logical_cpus=cpu_count(text)),
+            iowait_pct=_avg_cpu(text),
+            disks=[
+                Disk(
+                    device=device,
+                    util_pct=min(row["%util"], 100.0) if "%util" in row else None,
+                    r_await=row.get("r_await"),
+                    w_await=row.get("w_await"),
+                )
+                for device, row in sorted(disks.items())
+            ],
+        )
+    )

@@ -1,0 +1,46 @@
+"""``nvidia-smi -L``: one line per GPU (index, name, UUID) and per MIG device."""
+
+from __future__ import annotations
+
+import re
+
+from gpuadvisor.host import Gpu, HostSnapshot, MigDevice
+
+_GPU = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]+)\)\s*$")
+_MIG = re.compile(
+    r"^\s+MIG (?P<profile>\S+)\s+Device\s+(?P<index>\d+): \(UUID: (?P<uuid>MIG-[^)]+)\)\s*$"
+)
+
+
+def looks_like(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(_GPU.match(line) or _MIG.match(line) for line in lines)
+
+
+def parse(text: str, name: str) -> HostSnapshot:
+    gpus: list[Gpu] = []
+    migs: list[MigDevice] = []
+    for line in text.splitlines():
+        gpu = _GPU.match(line)
+        mig = _MIG.match(line)
+        if gpu:
+            _flush(gpus, migs)
+            migs = []
+            gpus.append(
+                Gpu(index=int(gpu.group("index")), name=gpu.group("name"), uuid=gpu.group("uuid"))
+            )
+        elif mig and gpus:
+            migs.append(
+                MigDevice(
+                    index=int(mig.group("index")),
+                    profile=mig.group("profile"),
+                    uuid=mig.group("uuid"),
+                )
+            )
+    _flush(gpus, migs)
+    return HostSnapshot(gpus=gpus)
+
+
+def _flush(gpus: list[Gpu], migs: list[MigDevice]) -> None:
+    if gpus and migs:
+        gpus[-1] = gpus[-1].model_copy(update={"mig_devices": list(migs)})

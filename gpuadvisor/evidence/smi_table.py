@@ -1,0 +1,157 @@
+"""Plain ``nvidia-smi``: the summary table (narrow pre-R545 and wide layouts) and its
+process table.
+
+Cells are found between ``|`` separators and read by their place in the cell, so the
+column widths of each driver release do not matter. Names the table truncated
+("NVIDIA GeForce ...") are not reported as names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuadvisor.evidence._values import bus_id, clean, integer, number, pstate, yes_no
+from gpuadvisor.host import EccErrors, Gpu, HostSnapshot, Power, Process, Temperature, Utilisation
+
+_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*(\S+)")
+_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\S+)")
+_FIRST = re.compile(r"^\s*(?P<index>\d+)\s+(?P<name>.*?)\s+(?P<mode>On|Off|WDDM|TCC|MCDM)\s*$")
+_SLASH = re.compile(r"^\s*(\S+)\s*/\s*(\S+)\s*$")
+
+
+def looks_like(text: str) -> bool:
+    return "NVIDIA-SMI" in text and re.search(r"^\|\s*GPU\s+Name", text, re.M) is not None
+
+
+def parse(text: str, name: str) -> HostSnapshot:
+    driver = _DRIVER.search(text)
+    cuda = _CUDA.search(text)
+    groups, process_rows, process_header = _sections(text)
+    notes: list[str] = []
+    gpus = [gpu for rows in groups if (gpu := _gpu(rows, name, notes)) is not None]
+    if process_header is not None:
+        processes = _processes(process_rows, process_header)
+        gpus = [
+            gpu.model_copy(update={"processes": [p for i, p in processes if i == gpu.index]})
+            for gpu in gpus
+        ]
+    return HostSnapshot(
+        driver_version=driver.group(1) if driver else None,
+        cuda_version=cuda.group(1) if cuda else None,
+        gpus=gpus,
+        notes=notes,
+    )
+
+
+def _cells(line: str) -> list[str]:
+    return line.strip().strip("|").split("|")
+
+
+def _sections(text: str) -> tuple[list[list[list[str]]], list[str], str | None]:
+    """GPU row groups (each a list of rows of cells), process rows, process header."""
+    groups: list[list[list[str]]] = []
+    process_rows: list[str] = []
+    process_header: str | None = None
+    state = "banner"
+    current: list[list[str]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if "Processes:" in line:
+            state = "process-header"
+            continue
+        if "MIG devices:" in line:
+            state = "other"
+            continue
+        if line.startswith(("|=", "+=")):
+            state = {"banner": "gpus", "process-header": "processes"}.get(state, state)
+            continue
+        if state == "process-header" and "PID" in line:
+            process_header = line
+        elif state == "gpus":
+            if line.startswith("|"):
+                current.append(_cells(line))
+            elif current:
+                groups.append(current)
+                current = []
+            if not line:
+                state = "other"
+        elif state == "processes" and line.startswith("|"):
+            process_rows.append(line)
+    if current:
+        groups.append(current)
+    return groups, process_rows, process_header
+
+
+def _gpu(rows: list[list[str]], name: str, notes: list[str]) -> Gpu | None:
+    first = _FIRST.match(rows[0][0]) if rows and rows[0] else None
+    if first is None or len(rows[0]) < 3:
+        return None
+    gpu_name: str | None = first.group("name").strip()
+    if gpu_name and gpu_name.endswith("..."):
+        notes.append(
+            f"{name}: GPU {first.group('index')} name truncated by nvidia-smi: {gpu_name!r}"
+        )
+        gpu_name = None
+    mode = first.group("mode")
+    bus = rows[0][1].split()
+    ecc = integer(rows[0][2])
+    second = rows[1] if len(rows) > 1 and len(rows[1]) >= 3 else ["", "", ""]
+    fan, temp, perf, power = _first_row_parts(second[0])
+    used, total = _pair(second[1])
+    util_mode = second[2].split(None, 1)
+    draw, cap = _pair(power)
+    return Gpu(
+        index=int(first.group("index")),
+        name=gpu_name,
+        pci_bus_id=bus_id(bus[0]) if bus else None,
+        persistence_mode=yes_no(mode) if mode in ("On", "Off") else None,
+        driver_model=mode if mode not in ("On", "Off") else None,
+        fan_pct=number(fan),
+        pstate=pstate(perf),
+        memory_used_mib=integer(used),
+        memory_total_mib=integer(total),
+        compute_mode=clean(util_mode[1]) if len(util_mode) > 1 else None,
+        utilisation=Utilisation(gpu_pct=number(util_mode[0]) if util_mode else None),
+        temperature=Temperature(gpu_c=number(temp)),
+        power=Power(draw_w=number(draw), enforced_limit_w=number(cap)),
+        ecc_errors=EccErrors(volatile_uncorrectable=ecc),
+    )
+
+
+def _first_row_parts(cell: str) -> tuple[str | None, str | None, str | None, str | None]:
+    """``N/A   27C    P0   72W /  700W`` -> fan, temperature, perf state, power."""
+    tokens = cell.split()
+    if len(tokens) < 3:
+        return None, None, None, None
+    return tokens[0], tokens[1], tokens[2], " ".join(tokens[3:]) or None
+
+
+def _pair(cell: str | None) -> tuple[str | None, str | None]:
+    match = _SLASH.match(cell or "")
+    return (match.group(1), match.group(2)) if match else (None, None)
+
+
+def _processes(rows: list[str], header: str) -> list[tuple[int, Process]]:
+    has_instances = " GI " in header
+    found: list[tuple[int, Process]] = []
+    for row in rows:
+        tokens = row.strip("|").split()
+        fixed = 6 if has_instances else 4
+        if len(tokens) < fixed or not tokens[0].isdigit():
+            continue
+        gi, ci = (tokens[1], tokens[2]) if has_instances else (None, None)
+        rest = tokens[3:] if has_instances else tokens[1:]
+        found.append(
+            (
+                int(tokens[0]),
+                Process(
+                    pid=integer(rest[0]),
+                    type=clean(rest[1]),
+                    name=" ".join(rest[2:-1]) or None,
+                    used_memory_mib=integer(rest[-1]),
+                    gpu_instance_id=integer(gi),
+                    compute_instance_id=integer(ci),
+                ),
+            )
+        )
+    return found
