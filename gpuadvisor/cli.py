@@ -48,6 +48,7 @@ class ListFormat(str, enum.Enum):
 
 class SchemaName(str, enum.Enum):
     profile = "profile"
+    host = "host"
     decision = "decision"
 
 
@@ -225,6 +226,19 @@ def advise(
 # -- schema -------------------------------------------------------------------------
 
 
+@app.command("import")
+def import_(
+    files: Annotated[
+        list[Path], typer.Argument(help="Captured outputs (format detected from content).")
+    ],
+    output: OutputOpt = None,
+) -> None:
+    """Read captured tool outputs of one host into a gpuadvisor/host/v1 JSON snapshot."""
+    from gpuadvisor.evidence import dump_snapshot, load_evidence
+
+    _emit(dump_snapshot(load_evidence(files)), output)
+
+
 @app.command()
 def schema(name: Annotated[SchemaName, typer.Argument(help="Which document.")]) -> None:
     """Print the JSON Schema of a document gpuadvisor reads or writes."""
@@ -233,6 +247,10 @@ def schema(name: Annotated[SchemaName, typer.Argument(help="Which document.")]) 
         from gpuadvisor.profile import Profile
 
         model = Profile
+    elif name is SchemaName.host:
+        from gpuadvisor.host import HostSnapshot
+
+        model = HostSnapshot
     else:
         from gpuadvisor.decision import Decision
 
@@ -455,10 +473,6 @@ def catalog_lint(catalog: CatalogOpt = None) -> None:
 def version() -> None:
     """Print the version of gpuadvisor, its rules and its catalog."""
     typer.echo(f"gpuadvisor {__version__}")
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def main(argv: list[str] | None = None) -> None:

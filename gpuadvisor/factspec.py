@@ -97,6 +97,10 @@ HOST_FACTS: tuple[FactSpec, ...] = (
     FactSpec("host.evidence_present", "bool", "Any host evidence was attached.", source="evidence"),
     _n("host.gpu_count", "GPUs the evidence shows on the host."),
     _n("host.gpu_util_mean_pct", "Mean GPU utilisation over GPUs and samples.", "%"),
+    _n(
+        "host.util_samples",
+        "Utilisation samples behind the means (fewest of any GPU; a snapshot counts as 1).",
+    ),
     _n("host.gpu_util_max_pct", "Highest per-GPU mean utilisation.", "%"),
     _n("host.gpu_util_min_pct", "Lowest per-GPU mean utilisation.", "%"),
     _b("host.gpu_idle_beside_busy", "One GPU idles (<10%) while another is busy (>60%)."),

@@ -124,6 +124,7 @@ def test_fix_first_from_measurements(test_catalog: Catalog, rulebase: RuleBase) 
         rulebase,
         **{
             "host.evidence_present": True,
+            "host.util_samples": 60,
             "host.gpu_util_mean_pct": 31.0,
             "host.iowait_pct": 24.0,
             "host.disk_util_max_pct": 98.0,
@@ -133,6 +134,18 @@ def test_fix_first_from_measurements(test_catalog: Catalog, rulebase: RuleBase) 
     fix = next(f for f in decision.fix_first if f.rule == "IO-002")
     assert "host.iowait_pct = 24 %" in fix.evidence
     assert {m.name for m in decision.measured} >= {"host.gpu_util_mean_pct", "host.iowait_pct"}
+
+
+def test_one_idle_snapshot_is_not_judged_as_idle_gpus(
+    test_catalog: Catalog, rulebase: RuleBase
+) -> None:
+    decision = advise_text(
+        SWEEP,
+        test_catalog,
+        rulebase,
+        **{"host.evidence_present": True, "host.util_samples": 1, "host.gpu_util_mean_pct": 0.0},
+    )
+    assert "UTIL-001" not in {f.rule for f in decision.fix_first}
 
 
 def test_no_evidence_means_no_measured_fix_first(test_catalog: Catalog, rulebase: RuleBase) -> None:

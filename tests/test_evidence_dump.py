@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from evidence_support import FIXTURES
 from pydantic import ValidationError
 
 from gpuadvisor.evidence import detect, dump_snapshot, load_evidence, parse_text
 from gpuadvisor.host import HOST_SCHEMA, Event, Gpu, HostSnapshot
+
+from .evidence_support import FIXTURES
 
 FILES = [
     FIXTURES / "two-gpu-q.txt",

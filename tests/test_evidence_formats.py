@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from evidence_support import FIXTURES
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import detect, parse_text
@@ -11,6 +10,8 @@ from gpuadvisor.evidence._values import bus_id, clean, cpu_list, link_width, mod
 from gpuadvisor.evidence.merge import merge
 from gpuadvisor.host import Source
 from gpuadvisor.hostfacts import derive_host_facts
+
+from .evidence_support import FIXTURES
 
 
 @pytest.mark.parametrize(

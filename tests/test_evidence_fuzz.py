@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidence_support import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import parse_text
 from gpuadvisor.hostfacts import derive_host_facts
+
+from .evidence_support import FIXTURES
 
 LINES = sorted({line for path in FIXTURES.iterdir() for line in path.read_text().splitlines()})
 

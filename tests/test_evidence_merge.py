@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from evidence_support import FIXTURES
-
 from gpuadvisor.evidence import load_evidence
 from gpuadvisor.evidence.merge import same_gpu
 from gpuadvisor.host import Gpu
+
+from .evidence_support import FIXTURES
 
 Q = FIXTURES / "two-gpu-q.txt"
 DCGM = FIXTURES / "two-gpu-dcgm.prom"

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evidence_support import MISSING_REAL, pick, real_fixtures_dir
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import load_evidence
+
+from .evidence_support import MISSING_REAL, pick, real_fixtures_dir
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from evidence_support import FIXTURES, pick
 
 from gpuadvisor.evidence import load_evidence
 from gpuadvisor.hostfacts import derive_host_facts
+
+from .evidence_support import FIXTURES, pick
 
 SEEDS: dict[str, tuple[str, int, dict[str, Any]]] = {
     "seed-smi-L.txt": (

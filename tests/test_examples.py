@@ -18,11 +18,24 @@ from .conftest import REPO
 
 GOLDEN = Path(__file__).resolve().parent / "golden_examples"
 EXAMPLES = [name for name, _ in list_examples()]
-FULL = ("llm-latency-endpoint", "hyperparameter-sweep", "input-bound-training")
+FULL = (
+    "llm-latency-endpoint",
+    "hyperparameter-sweep",
+    "input-bound-training",
+    "thermal-throttled-workstation",
+)
+
+
+def evidence_for(name: str) -> list[Path]:
+    """Captures shipped for an example live in examples/evidence/<name>/."""
+    folder = REPO / "examples" / "evidence" / name
+    return sorted(folder.glob("*")) if folder.is_dir() else []
 
 
 def _summary(name: str) -> dict[str, object]:
-    decision = advise(REPO / "examples" / f"{name}.toml", sensitivity=False)
+    decision = advise(
+        REPO / "examples" / f"{name}.toml", evidence=evidence_for(name), sensitivity=False
+    )
     r = decision.recommendation
     return {
         "shape": r.shape,
@@ -35,6 +48,8 @@ def _summary(name: str) -> dict[str, object]:
 
 def test_there_are_at_least_twelve_worked_examples() -> None:
     assert len(EXAMPLES) >= 12
+    for name in ("thermal-throttled-workstation", "input-bound-host"):
+        assert evidence_for(name), f"{name} ships its captures"
 
 
 def test_expected_recommendations(request: pytest.FixtureRequest) -> None:
@@ -53,7 +68,7 @@ def test_golden_reports(
     name: str, fmt: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
-    decision = advise(REPO / "examples" / f"{name}.toml")
+    decision = advise(REPO / "examples" / f"{name}.toml", evidence=evidence_for(name))
     text = render(decision, fmt)  # type: ignore[arg-type]
     path = GOLDEN / f"{name}.{fmt}"
     if request.config.getoption("--update-golden"):

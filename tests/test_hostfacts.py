@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from evidence_support import FIXTURES
 
 from gpuadvisor.evidence import load_evidence
 from gpuadvisor.factspec import HOST_FACTS
@@ -31,6 +30,8 @@ from gpuadvisor.host import (
     Utilisation,
 )
 from gpuadvisor.hostfacts import derive_host_facts
+
+from .evidence_support import FIXTURES
 
 NAMES = [spec.name for spec in HOST_FACTS]
 

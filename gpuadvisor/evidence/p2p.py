@@ -35,7 +35,7 @@ def parse(text: str, name: str) -> HostSnapshot:
                     continue
                 status = row[j]
                 if status in _STATUSES:
-                    pairs.append(P2PPair(a=a, b=b, status=status))  # type: ignore[arg-type]
+                    pairs.append(P2PPair(a=a, b=b, status=status))
                 else:
                     notes.append(f"{name}: unknown P2P status {status!r} between {a} and {b}")
     return HostSnapshot(topology=Topology(p2p=pairs), notes=notes)

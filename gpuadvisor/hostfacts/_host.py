@@ -42,6 +42,21 @@ def _util_mean(s: HostSnapshot) -> FactValue:
     return mean(points) if points else None
 
 
+@fact("host.util_samples", "gpus.utilisation", "gpus.samples")
+def _util_samples(s: HostSnapshot) -> FactValue:
+    """Utilisation samples behind the means: the fewest any GPU has (probe samples,
+    dmon rows); a one-off snapshot (nvidia-smi -q, -x, a CSV row) counts as one. Rules
+    that judge utilisation ask for a series, since one instant says little."""
+    counts: list[int] = []
+    for gpu in s.gpus:
+        series = [x for x in gpu.samples or () if x.util_pct is not None]
+        if series:
+            counts.append(len(series))
+        elif gpu.utilisation.gpu_pct is not None:
+            counts.append(1)
+    return min(counts) if counts else None
+
+
 @fact("host.gpu_util_max_pct", "gpus.utilisation", "gpus.samples")
 def _util_max(s: HostSnapshot) -> FactValue:
     """Highest per-GPU mean utilisation (see host.gpu_util_mean_pct)."""
