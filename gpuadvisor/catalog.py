@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -302,20 +303,96 @@ def filter_skus(skus: Iterable[Sku], wanted: SkuFilter) -> list[Sku]:
     return [sku for sku in skus if wanted.accepts(sku)]
 
 
+#: Domains a maintained catalog must not cite: spam blogs that republish spun or
+#: machine-translated copies of hardware articles under unrelated URLs, reseller
+#: "datasheet" mirrors that copy NVIDIA text without provenance, AI-generated
+#: encyclopedias and web proxies that re-host other sites. A buyer's manager signs a
+#: document citing these URLs, so a value that only such a page states has to be
+#: re-sourced (or left with a note in ``disputes``). A domain matches itself and every
+#: subdomain (``wccftech-com.nproxy.org`` matches ``nproxy.org``).
+CITE_DENYLIST: dict[str, str] = {
+    "relationship-nepal.org": "unrelated site re-hosting reseller spec sheets",
+    "ecer.com": "B2B marketplace copying datasheets without provenance",
+    "ferreiradozezere.net": "spam blog with machine-translated copies of news articles",
+    "grokipedia.com": "AI-generated encyclopedia, not a primary or reviewed source",
+    "aiwiki.ai": "AI-generated wiki, not a primary or reviewed source",
+    "torrentinvites.org": "torrent forum re-posting news articles",
+    "nproxy.org": "web proxy mirroring other sites",
+    "gtool.pro": "web proxy mirroring other sites",
+    "http3.lol": "web proxy mirroring other sites",
+    "paperai.life": "web proxy mirroring other sites",
+}
+
+#: Plausible ranges for the unit-bearing fields (catches GB vs GiB, MB/s vs GB/s, kW).
+PLAUSIBLE: dict[str, tuple[float, float]] = {
+    "vram_gib": (1.0, 512.0),
+    "memory_bandwidth_gbs": (50.0, 10_000.0),
+    "tdp_w": (20.0, 1500.0),
+}
+
+
+def denied_domain(url: str) -> str | None:
+    """The denylisted domain ``url`` belongs to, or None."""
+    host = urlsplit(url).hostname or ""
+    for domain in CITE_DENYLIST:
+        if host == domain or host.endswith("." + domain):
+            return domain
+    return None
+
+
 def lint_catalog(catalog: Catalog, *, today: dt.date | None = None) -> list[str]:
     """Problems that loading tolerates but a maintained catalog must not have."""
     problems: list[str] = []
     today = today or dt.date.today()
+    seen_ids: set[str] = set()
+    seen_names: dict[str, str] = {}
     for sku in catalog.skus:
+        if sku.id in seen_ids:
+            problems.append(f"{sku.id}: id used by more than one SKU")
+        seen_ids.add(sku.id)
+        other = seen_names.get(sku.name.casefold())
+        if other is not None and other != sku.id:
+            problems.append(f"{sku.id}: name {sku.name!r} also used by {other}")
+        seen_names.setdefault(sku.name.casefold(), sku.id)
         missing = [name for name in CITED_FIELDS if name not in sku.cite]
         if missing:
             problems.append(f"{sku.id}: no source cited for {', '.join(missing)}")
+        for url in dict.fromkeys((*sku.sources, sku.price_source)):
+            domain = denied_domain(url)
+            if domain:
+                fields = sorted(k for k, v in sku.cite.items() if v == url)
+                if url == sku.price_source:
+                    fields.append("price_source")
+                used = f" (cited for {', '.join(fields)})" if fields else ""
+                problems.append(
+                    f"{sku.id}: source on denylisted domain {domain}{used}: "
+                    f"{CITE_DENYLIST[domain]}"
+                )
         if not sku.price_source.startswith("https://"):
             problems.append(f"{sku.id}: price_source must be an https:// URL")
+        elif sku.price_source not in sku.sources:
+            problems.append(f"{sku.id}: price_source is not listed in sources")
         if sku.price_date > today:
             problems.append(f"{sku.id}: price_date {sku.price_date} is in the future")
         if sku.price_date.year < sku.launch_year:
-            problems.append(f"{sku.id}: price dated before the card launched")
+            problems.append(
+                f"{sku.id}: price_date {sku.price_date} is older than the launch year "
+                f"{sku.launch_year}"
+            )
+        if sku.price_kind == "estimate" and not (
+            sku.disputes.get("price_usd", "").strip() or sku.lifecycle_note.strip()
+        ):
+            problems.append(
+                f"{sku.id}: an estimated price must say how it was estimated in "
+                "disputes.price_usd or lifecycle_note (TOML comments are not kept)"
+            )
+        for name, (low, high) in PLAUSIBLE.items():
+            value = getattr(sku, name)
+            if not low <= value <= high:
+                problems.append(
+                    f"{sku.id}: {name} = {value:g} is outside the plausible {low:g}-{high:g}: "
+                    "check units"
+                )
         if sku.fp16_tensor_tflops < sku.fp32_tflops * 0.5:
             problems.append(f"{sku.id}: fp16 tensor TFLOPS below half of FP32: check units")
         if sku.segment == "datacenter" and sku.cooling != "passive" and sku.display_outputs:

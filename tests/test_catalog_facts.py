@@ -32,9 +32,13 @@ EXPECTED_IDS = frozenset(
         "geforce-rtx-3090",
         "geforce-rtx-3090-ti",
         "geforce-rtx-4060-ti-16gb",
+        "geforce-rtx-4070",
         "geforce-rtx-4070-ti-super",
+        "geforce-rtx-4080",
         "geforce-rtx-4080-super",
         "geforce-rtx-4090",
+        "geforce-rtx-5060-ti-16gb",
+        "geforce-rtx-5070",
         "geforce-rtx-5070-ti",
         "geforce-rtx-5080",
         "geforce-rtx-5090",
@@ -211,6 +215,10 @@ VRAM_GIB = {
     "rtx-a6000": 48.0,
     "l40s": 48.0,
     "l4": 24.0,
+    "geforce-rtx-4080": 16.0,
+    "geforce-rtx-4070": 12.0,
+    "geforce-rtx-5070": 12.0,
+    "geforce-rtx-5060-ti-16gb": 16.0,
 }
 
 # ---------------------------------------------------------------- schema

@@ -1,0 +1,272 @@
+"""``lint_catalog``: the checks a maintained catalog needs beyond what loading enforces.
+
+Each test writes a small temporary catalog (``load_catalog(base=tmp_path)``) with one
+thing wrong and checks that lint names it, and that the same catalog without the fault
+lints clean.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuadvisor.catalog import (
+    CITE_DENYLIST,
+    CITED_FIELDS,
+    Catalog,
+    denied_domain,
+    lint_catalog,
+    load_catalog,
+)
+
+TODAY = dt.date(2026, 11, 30)
+GOOD = "https://www.nvidia.com/en-us/data-center/example/"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_sku(folder: Path, sku_id: str, **overrides: Any) -> Path:
+    """A valid, fully cited SKU file; ``overrides`` replace or add top-level keys.
+
+    ``cite_url`` sets the URL every decision field cites; ``disputes`` is a table.
+    """
+    cite_url = overrides.pop("cite_url", GOOD)
+    disputes = overrides.pop("disputes", {})
+    extra = overrides.pop("extra", [])
+    data: dict[str, Any] = {
+        "id": sku_id,
+        "name": f"NVIDIA Test {sku_id}",
+        "vendor": "NVIDIA",
+        "segment": "professional",
+        "architecture": "Ada Lovelace",
+        "vram_gib": 48.0,
+        "memory_type": "GDDR6",
+        "memory_bandwidth_gbs": 960.0,
+        "ecc": True,
+        "tdp_w": 300.0,
+        "cooling": "blower",
+        "slot_width": 2.0,
+        "pcie_gen": 4,
+        "pcie_lanes": 16,
+        "nvlink": False,
+        "frame_lock": True,
+        "vgpu": True,
+        "mig": False,
+        "display_outputs": 4,
+        "fp32_tflops": 91.1,
+        "fp16_tensor_tflops": 364.2,
+        "launch_year": 2022,
+        "price_usd": 6800.0,
+        "price_date": "2022-12-03",
+        "price_kind": "launch-msrp",
+        "price_source": GOOD,
+    }
+    data.update(overrides)
+    sources = list(dict.fromkeys([cite_url, data["price_source"], *extra]))
+    data.setdefault("sources", sources)
+    lines = [f"{key} = {_toml_value(value)}" for key, value in data.items()]
+    lines.append("")
+    lines.append("[cite]")
+    lines += [f"{name} = {_toml_value(cite_url)}" for name in CITED_FIELDS]
+    if disputes:
+        lines.append("")
+        lines.append("[disputes]")
+        lines += [f"{key} = {_toml_value(text)}" for key, text in disputes.items()]
+    path = folder / f"{sku_id}.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def lint(folder: Path) -> list[str]:
+    return lint_catalog(load_catalog(base=folder), today=TODAY)
+
+
+def test_a_well_formed_catalog_lints_clean(tmp_path: Path) -> None:
+    write_sku(tmp_path, "good-a")
+    write_sku(tmp_path, "good-b")
+    assert lint(tmp_path) == []
+
+
+# ---------------------------------------------------------------- denylisted domains
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://www.ecer.com/corp/details-some-gpu.html",
+        "https://grokipedia.com/page/210100120",
+        "https://aiwiki.ai/wiki/nvidia_l4",
+        "https://ferreiradozezere.net/entretenimento/x/2388/",
+        "https://torrentinvites.org/f43/nvidia-announces-ampere/",
+        "https://wccftech-com.nproxy.org/nvidia-rtx-5090/",
+        "https://www.relationship-nepal.org/900-2g133-0000-000.html",
+    ],
+)
+def test_cite_on_denylisted_domain_is_named(tmp_path: Path, url: str) -> None:
+    write_sku(tmp_path, "bad-cite", cite_url=url)
+    problems = lint(tmp_path)
+    assert len(problems) == 1, problems
+    assert "denylisted domain" in problems[0]
+    assert denied_domain(url) in problems[0]
+    assert "vram_gib" in problems[0]
+
+
+def test_denylisted_source_that_is_not_cited_is_still_flagged(tmp_path: Path) -> None:
+    write_sku(tmp_path, "bad-source", extra=["https://grokipedia.com/page/x"])
+    problems = lint(tmp_path)
+    assert len(problems) == 1
+    assert "grokipedia.com" in problems[0]
+
+
+def test_denylisted_price_source_is_flagged(tmp_path: Path) -> None:
+    write_sku(tmp_path, "bad-price", price_source="https://www.ecer.com/corp/price.html")
+    problems = lint(tmp_path)
+    assert len(problems) == 1
+    assert "price_source" in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://ecer.com/x", "ecer.com"),
+        ("https://sub.ecer.com/x", "ecer.com"),
+        ("https://notecer.com/x", None),
+        ("https://docs.nvidia.com/x", None),
+        ("https://www.ecer.com.example.org/x", None),
+    ],
+)
+def test_denylist_matches_domain_and_subdomains_only(url: str, expected: str | None) -> None:
+    assert denied_domain(url) == expected
+
+
+def test_every_denylist_entry_says_why() -> None:
+    for domain, why in CITE_DENYLIST.items():
+        assert "." in domain and domain == domain.lower(), domain
+        assert len(why) > 10, domain
+
+
+# ---------------------------------------------------------------- prices
+def test_price_dated_before_launch_is_flagged(tmp_path: Path) -> None:
+    write_sku(tmp_path, "early", launch_year=2023, price_date="2022-12-31")
+    problems = lint(tmp_path)
+    assert problems == [
+        "early: price_date 2022-12-31 is older than the launch year 2023"
+    ]
+
+
+def test_price_dated_in_launch_year_is_fine(tmp_path: Path) -> None:
+    write_sku(tmp_path, "same-year", launch_year=2023, price_date="2023-01-01")
+    assert lint(tmp_path) == []
+
+
+def test_price_dated_in_the_future_is_flagged(tmp_path: Path) -> None:
+    write_sku(tmp_path, "future", price_date="2026-12-01")
+    problems = lint(tmp_path)
+    assert len(problems) == 1 and "in the future" in problems[0]
+
+
+def test_estimate_without_explanation_is_flagged(tmp_path: Path) -> None:
+    write_sku(tmp_path, "guess", price_kind="estimate")
+    problems = lint(tmp_path)
+    assert len(problems) == 1
+    assert "estimated price must say how" in problems[0]
+
+
+def test_estimate_explained_in_disputes_is_fine(tmp_path: Path) -> None:
+    write_sku(
+        tmp_path,
+        "guess-disputed",
+        price_kind="estimate",
+        disputes={"price_usd": f"Street price of the sibling board, {GOOD}"},
+    )
+    assert lint(tmp_path) == []
+
+
+def test_estimate_explained_in_lifecycle_note_is_fine(tmp_path: Path) -> None:
+    write_sku(
+        tmp_path,
+        "guess-noted",
+        price_kind="estimate",
+        lifecycle_note="Sold only inside OEM servers; price is the generic list price.",
+    )
+    assert lint(tmp_path) == []
+
+
+def test_estimate_with_blank_explanation_is_flagged(tmp_path: Path) -> None:
+    write_sku(tmp_path, "guess-blank", price_kind="estimate", lifecycle_note="   ")
+    assert len(lint(tmp_path)) == 1
+
+
+def test_price_source_missing_from_sources_is_flagged(tmp_path: Path) -> None:
+    write_sku(
+        tmp_path,
+        "orphan-price",
+        price_source="https://www.pny.com/price",
+        sources=[GOOD],
+    )
+    problems = lint(tmp_path)
+    assert problems == ["orphan-price: price_source is not listed in sources"]
+
+
+# ---------------------------------------------------------------- identity
+def test_duplicate_ids_are_flagged(tmp_path: Path) -> None:
+    write_sku(tmp_path, "twin")
+    sku = load_catalog(base=tmp_path).get("twin")
+    doubled = Catalog(skus=(sku, sku), version="test")
+    problems = lint_catalog(doubled, today=TODAY)
+    assert "twin: id used by more than one SKU" in problems
+
+
+def test_duplicate_names_are_flagged(tmp_path: Path) -> None:
+    write_sku(tmp_path, "name-a", name="NVIDIA RTX Same")
+    write_sku(tmp_path, "name-b", name="NVIDIA RTX same")
+    problems = lint(tmp_path)
+    assert problems == ["name-b: name 'NVIDIA RTX same' also used by name-a"]
+
+
+# ---------------------------------------------------------------- units
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("vram_gib", 0.5),
+        ("vram_gib", 600.0),
+        ("memory_bandwidth_gbs", 40.0),
+        ("memory_bandwidth_gbs", 12_000.0),
+        ("tdp_w", 15.0),
+        ("tdp_w", 1600.0),
+    ],
+)
+def test_implausible_units_are_flagged(tmp_path: Path, field: str, value: float) -> None:
+    write_sku(tmp_path, "odd-units", **{field: value})
+    problems = lint(tmp_path)
+    assert len(problems) == 1, problems
+    assert field in problems[0] and "check units" in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("vram_gib", 1.0),
+        ("vram_gib", 512.0),
+        ("memory_bandwidth_gbs", 50.0),
+        ("memory_bandwidth_gbs", 10_000.0),
+        ("tdp_w", 20.0),
+        ("tdp_w", 1500.0),
+    ],
+)
+def test_unit_bounds_are_inclusive(tmp_path: Path, field: str, value: float) -> None:
+    write_sku(tmp_path, "edge-units", **{field: value})
+    assert lint(tmp_path) == []
+
+
+def test_the_bundled_catalog_lints_clean() -> None:
+    assert lint_catalog(load_catalog()) == []
