@@ -24,7 +24,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
-from gpuadvisor.render import markdown, pdf
+from gpuadvisor.render import markdown, pdf, printable
 from gpuadvisor.resources import data_dir
 from gpuadvisor.rules import format_value
 from gpuadvisor.sensitivity import describe_flip
@@ -48,10 +48,20 @@ def money(value: float) -> str:
     return f"${value:,.0f}"
 
 
+def _printable(value: object) -> object:
+    """HTML and SVG: autoescape runs after this; control characters become U+FFFD."""
+    if isinstance(value, (Markup, int, float)) or value is None:
+        return value
+    return printable(str(value))
+
+
 def html_rich(runs: Iterable[Any]) -> Markup:
     """Text with commands (``view.Run`` pieces): escaped prose, commands in ``<code>``."""
     return Markup("").join(
-        Markup("<code>{}</code>").format(r.text.strip()) if r.code else escape(r.text) for r in runs
+        Markup("<code>{}</code>").format(printable(r.text.strip()))
+        if r.code
+        else escape(printable(r.text))
+        for r in runs
     )
 
 
@@ -81,10 +91,10 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
             jinja2.PrefixLoader({BUNDLED_PREFIX: jinja2.FileSystemLoader(str(folders[-1]))}),
         ]
     )
-    finalize: Callable[[Any], Any] | None = {
+    finalize: Callable[[Any], Any] = {
         "md": markdown.finalize,
         "typst": pdf.finalize,
-    }.get(flavour)
+    }.get(flavour, _printable)
     env = ImmutableSandboxedEnvironment(
         loader=loader,
         undefined=jinja2.StrictUndefined,

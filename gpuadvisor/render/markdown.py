@@ -14,6 +14,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from gpuadvisor.render import printable
+
 # Characters that start inline constructs anywhere in a line (CommonMark and GFM):
 # escapes, code, emphasis, links/images, raw HTML, table cells, strikethrough,
 # entities, math ($ on GitHub), mentions, and headings with their closing sequence.
@@ -27,7 +29,7 @@ _ORDERED_START = re.compile(r"^( ?\d{1,9})([.)])(?=\s|$)")
 def one_line(text: object) -> str:
     """Whitespace runs (newlines included) collapsed to one space; the edges are kept as
     one space so runs of text around a code span keep their spacing."""
-    return re.sub(r"\s+", " ", str(text))
+    return re.sub(r"\s+", " ", printable(str(text)))
 
 
 def escape(text: object) -> str:

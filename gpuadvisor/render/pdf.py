@@ -23,6 +23,7 @@ from typing import Any
 from markupsafe import Markup
 
 from gpuadvisor.errors import InputError, InternalError
+from gpuadvisor.render import printable
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -74,7 +75,7 @@ def finalize(value: object) -> str:
 
 
 def _text(value: str) -> str:
-    flat = _WHITESPACE.sub(" ", value)
+    flat = _WHITESPACE.sub(" ", printable(value))
     return f"#{literal(flat)};"
 
 

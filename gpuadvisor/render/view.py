@@ -258,6 +258,7 @@ class GpuView:
 def gpu_view(gpu: MeasuredGpu) -> GpuView:
     parts = [f"GPU {gpu.index}" if gpu.index is not None else "GPU"]
     if gpu.name:
+        parts[0] += ":"
         parts.append(gpu.name)
     if gpu.pci_bus_id:
         parts.append(f"({gpu.pci_bus_id})")
