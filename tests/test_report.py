@@ -288,3 +288,25 @@ def test_date_only_from_source_date_epoch(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
     with pytest.raises(InputError, match="SOURCE_DATE_EPOCH"):
         render(decision, "md")
+
+
+def test_typst_is_imported_only_for_pdf() -> None:
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    script = (
+        "import sys; from pathlib import Path;"
+        "from gpuadvisor.catalog import load_catalog;"
+        "from gpuadvisor.pipeline import advise;"
+        "import gpuadvisor.cli;"
+        "from gpuadvisor.report import render;"
+        "d = advise(Path('examples/llm-latency-endpoint.toml'),"
+        " catalog=load_catalog(base=Path('tests/fixtures/catalog')), sensitivity=False);"
+        "[render(d, f) for f in ('md', 'html', 'json')];"
+        "assert 'typst' not in sys.modules, 'typst imported'"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, check=True, env={"PYTHONPATH": str(REPO)}
+    )
