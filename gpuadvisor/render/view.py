@@ -195,7 +195,7 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("vGPU", (_yes(p.vgpu) for p in picks)),
         row("Cooling", (p.cooling for p in picks)),
         row("Slots per card", (format_value(p.slot_width) for p in picks)),
-        row("Board power", (f"{format_value(p.tdp_w * p.count)} W" for p in picks)),
+        row("Board power, all cards", (f"{format_value(p.tdp_w * p.count)} W" for p in picks)),
         row("Unit price", (f"${p.price_usd:,.0f} ({p.price_kind}, {p.price_date})" for p in picks)),
         row("Total price", (f"${p.total_price_usd:,.0f}" for p in picks)),
         row(f"Lifecycle cost{span}", (f"${p.lifecycle_cost_usd:,.0f}" for p in picks)),
