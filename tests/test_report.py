@@ -310,3 +310,88 @@ def test_typst_is_imported_only_for_pdf() -> None:
     subprocess.run(
         [sys.executable, "-c", script], cwd=REPO, check=True, env={"PYTHONPATH": str(REPO)}
     )
+
+
+# -- unusual decisions ----------------------------------------------------------------
+
+
+def _decide(text: str, catalog: Catalog, rules: RuleBase) -> Decision:
+    from gpuadvisor.decide import decide
+    from gpuadvisor.facts import build_facts
+    from gpuadvisor.profile import parse_profile
+
+    profile = parse_profile('schema = "gpuadvisor/profile/v1"\n' + text)
+    facts = build_facts(profile, catalog, None)
+    return decide(profile, catalog, rules, facts, profile_sha256="0" * 64, sensitivity=False)
+
+
+NO_FIT = """
+[meta]
+title = "Too big"
+[workload]
+kind = "inference"
+objective = "latency"
+vram_need_gib = 200
+"""
+
+MODEL_PARALLEL = """
+[workload]
+kind = "training"
+objective = "throughput"
+vram_need_gib = 60
+parallelism = "model-parallel"
+model_parallel_ready = true
+[team]
+multi_gpu_experience = "expert"
+[platform]
+psu_headroom_w = 2000
+gpu_count_max = 4
+[budget]
+max_usd = 6000
+"""
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "pdf"])
+def test_no_fitting_option_still_gives_a_full_report(
+    fmt: str, test_catalog: Catalog, rulebase: RuleBase
+) -> None:
+    if fmt == "pdf":
+        pytest.importorskip("typst")
+    decision = _decide(NO_FIT, test_catalog, rulebase)
+    assert decision.picks == ()
+    out = render(decision, fmt)
+    if fmt != "pdf":
+        assert isinstance(out, str)
+        assert "No purchase can be recommended until a requirement changes" in out
+        assert "nothing to compare" in out
+        assert "ENGINE-NOFIT-001" in out
+
+
+def test_model_parallel_pick_shows_the_memory_of_the_group(
+    test_catalog: Catalog, rulebase: RuleBase
+) -> None:
+    decision = _decide(MODEL_PARALLEL, test_catalog, rulebase)
+    assert decision.recommendation.shape == "multi-gpu-model-parallel"
+    top = decision.picks[0]
+    assert top.vram_per_job_gib is not None and top.vram_per_job_gib > top.vram_gib
+    rows = {row.label: row.cells for row in build_view(decision, _bundled_runbook(), None).rows}
+    assert rows["Memory for one job"][0] != rows["Memory per card"][0]
+    chart = charts.memory_chart(comparison_columns(decision), decision.vram_need_gib)
+    assert chart is not None and chart.bars[0].status == "chosen"
+
+
+def test_decision_without_report_extensions_renders(decisions: dict[str, Decision]) -> None:
+    """A decision/v1 document from before vram_need_gib and friends existed."""
+    old = decisions["llm-latency-endpoint"].model_copy(
+        update={
+            "vram_need_gib": None,
+            "lifecycle_years": None,
+            "picks": tuple(
+                p.model_copy(update={"vram_per_job_gib": None})
+                for p in decisions["llm-latency-endpoint"].picks
+            ),
+        }
+    )
+    html = render(old, "html")
+    assert html.count("<svg") == 1  # no memory chart without the need
+    assert "Lifecycle cost</th>" in html

@@ -306,5 +306,5 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         flips=tuple(describe_flip(s) for s in decision.sensitivity),
         gpus=tuple(gpu_view(g) for g in decision.gpus),
         runbook=select_runbook(runbook, decision),
-        chosen_option=option_label(r.shape, r.class_),
+        chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
     )
