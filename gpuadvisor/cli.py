@@ -38,6 +38,8 @@ app.add_typer(catalog_app, name="catalog")
 
 class ReportFormat(str, enum.Enum):
     md = "md"
+    html = "html"
+    pdf = "pdf"
     json = "json"
 
 
@@ -65,8 +67,9 @@ OutputOpt = Annotated[
 ]
 
 
-def _emit(text: str, output: Path | None) -> None:
+def _emit(text: str | bytes, output: Path | None) -> None:
     if output is None:
+        assert isinstance(text, str), "binary output needs -o"
         sys.stdout.write(text)
         sys.stdout.flush()
         return
@@ -208,10 +211,21 @@ def advise(
     no_sensitivity: Annotated[
         bool, typer.Option("--no-sensitivity", help="Skip the what-would-change scan.")
     ] = False,
+    template: Annotated[
+        Path | None,
+        typer.Option(
+            "--template",
+            help="Organisation report templates (logo, colours, cover); missing files "
+            "fall back to the bundled ones.",
+        ),
+    ] = None,
 ) -> None:
     """Recommend a purchase for PROFILE and write the justification report."""
     from gpuadvisor.pipeline import advise as run_advise
     from gpuadvisor.report import render
+
+    if fmt is ReportFormat.pdf and output is None:
+        raise InputError("PDF output needs a file: add -o FILE.pdf", field="--format pdf")
 
     decision = run_advise(
         profile,
@@ -220,7 +234,7 @@ def advise(
         rules_overlays=rules or [],
         sensitivity=not no_sensitivity,
     )
-    _emit(render(decision, fmt.value), output)
+    _emit(render(decision, fmt.value, template_dir=template), output)
 
 
 # -- schema -------------------------------------------------------------------------

@@ -310,6 +310,7 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         cooling=sku.cooling,
         slot_width=sku.slot_width,
         tdp_w=sku.tdp_w,
+        vram_per_job_gib=option.vram_per_job_gib,
     )
 
 
@@ -540,6 +541,12 @@ def _measured(facts: FactSet) -> tuple[FactValue, ...]:
     return tuple(values)
 
 
+def _number_or_none(value: Value) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
 def decide(
     profile: Profile,
     catalog: Catalog,
@@ -593,6 +600,8 @@ def decide(
         },
         assumptions=ASSUMPTIONS,
         measured=_measured(facts),
+        vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
+        lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
         inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),
         provenance=Provenance(gpuadvisor=__version__, catalog=catalog.version, rules=rules.version),
     )

@@ -84,6 +84,11 @@ class Pick(_Out):
     cooling: str
     slot_width: float
     tdp_w: float
+    vram_per_job_gib: float | None = Field(
+        None,
+        description="Memory one job can use on this option: one card's memory, or the "
+        "usable total of a model-parallel group after sharding overhead.",
+    )
 
 
 class Alternative(_Out):
@@ -110,6 +115,28 @@ class Sensitivity(_Out):
     flips_at: float | int | bool | str
     to: str
     direction: Literal["up", "down", "change"]
+
+
+class Sample(_Out):
+    """One measurement of one GPU at one moment; what the source did not report is null."""
+
+    t_s: float = Field(description="Seconds since the GPU's first sample.")
+    gpu_util_pct: float | None = None
+    temperature_c: float | None = None
+    sm_clock_mhz: float | None = None
+    memory_clock_mhz: float | None = None
+    power_w: float | None = None
+
+
+class MeasuredGpu(_Out):
+    """What the evidence says about one GPU: point values and, when sampled, a series."""
+
+    index: int | None = None
+    name: str = ""
+    pci_bus_id: str | None = None
+    values: tuple[FactValue, ...] = ()
+    series: tuple[Sample, ...] = ()
+    series_source: str = Field("", description="The evidence file the samples came from.")
 
 
 class EvidenceRef(_Out):
@@ -151,6 +178,15 @@ class Decision(_Out):
     assumptions: tuple[str, ...]
     measured: tuple[FactValue, ...] = Field(
         (), description="Every host fact the evidence reported, with its source file."
+    )
+    gpus: tuple[MeasuredGpu, ...] = Field(
+        (), description="Per-GPU measured values and time series, when the evidence has them."
+    )
+    vram_need_gib: float | None = Field(
+        None, description="workload.vram_need_gib, the memory one job needs (for reports)."
+    )
+    lifecycle_years: float | None = Field(
+        None, description="requirements.lifecycle_years, the span of lifecycle costs."
     )
     inputs: Inputs
     provenance: Provenance

@@ -1,8 +1,14 @@
-"""Decision -> Markdown / JSON (HTML and PDF join here), through templates.
+"""Decision -> Markdown / HTML / PDF (through Typst) / JSON, through templates.
 
-Templates under ``reports/`` only display; every number and sentence they show is
-already in the Decision. Jinja2 runs with ``StrictUndefined`` so a missing value fails
-loudly, and user text passes through an escaping filter for the target format.
+Templates under ``reports/`` only display; what they show is computed once in
+:mod:`gpuadvisor.render.view`, the same for every format. They run in a sandboxed Jinja2
+environment with ``StrictUndefined`` (:mod:`gpuadvisor.render.env`); every printed value
+is escaped for its format, so user text (title, requester, notes, ISV names, file names)
+is always data, never markup.
+
+Reproducible output: the same decision and templates give the same bytes in every
+format. Nothing reads the clock; the date shown comes from ``SOURCE_DATE_EPOCH`` only
+(:func:`report_date`), and the PDF uses Typst's embedded fonts, never the system's.
 """
 
 from __future__ import annotations
@@ -10,42 +16,37 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import jinja2
+from markupsafe import Markup
 
 from gpuadvisor.decision import Decision
-from gpuadvisor.errors import InputError
-from gpuadvisor.resources import data_dir
-from gpuadvisor.rules import format_value
-from gpuadvisor.sensitivity import describe_flip
+from gpuadvisor.errors import InputError, InternalError
+from gpuadvisor.render import charts
+from gpuadvisor.render.env import Flavour, environment, template_folders
+from gpuadvisor.render.view import ReportView, Runbook, build_view, parse_runbook
+from gpuadvisor.textio import parse_toml
 
-Format = Literal["md", "json"]
-FORMATS: tuple[str, ...] = ("md", "json")
+Format = Literal["md", "html", "pdf", "json"]
+FORMATS: tuple[str, ...] = ("md", "html", "pdf", "json")
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
+TEMPLATES: dict[str, tuple[Flavour, str]] = {
+    "md": ("md", "report.md.j2"),
+    "html": ("html", "report.html.j2"),
+    "pdf": ("typst", "report.typ.j2"),
+}
+RUNBOOK = "runbook.toml"
 
-
-def escape_md(text: object) -> str:
-    """User text as inert Markdown: specials escaped, one line, no HTML."""
-    flat = " ".join(str(text).split())
-    return _MD_SPECIAL.sub(r"\\\1", flat)
-
-
-_CELL_SPECIAL = re.compile(r"([\\|<>\[\]`*])")
-
-
-def md_cell(text: object) -> str:
-    """Engine text in a cell or list item: one line; characters that could break out of
-    the table or start HTML, links, code or emphasis are escaped; the rest stays readable.
-    """
-    return _CELL_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
-
-
-def money(value: float) -> str:
-    return f"${value:,.0f}"
+#: Chart text uses the format's own fonts: the reader's sans-serif in HTML, and in the
+#: PDF the font Typst embeds (system fonts are ignored there for reproducibility).
+CHART_FONTS: dict[Flavour, str] = {
+    "html": "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif",
+    "typst": "Libertinus Serif",
+}
 
 
 def report_date() -> str | None:
@@ -60,30 +61,120 @@ def report_date() -> str | None:
     return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc).date().isoformat()
 
 
-def _environment(folder: Path) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(folder)),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    filters: dict[str, Callable[..., Any]] = {
-        "md": escape_md,
-        "cell": md_cell,
-        "money": money,
-        "value": format_value,
-        "flip": describe_flip,
-    }
-    env.filters.update(filters)
-    return env
+@overload
+def render(
+    decision: Decision, fmt: Literal["md", "html", "json"], *, template_dir: Path | None = None
+) -> str: ...
+@overload
+def render(
+    decision: Decision, fmt: Literal["pdf"], *, template_dir: Path | None = None
+) -> bytes: ...
+@overload
+def render(decision: Decision, fmt: str, *, template_dir: Path | None = None) -> str | bytes: ...
 
 
-def render(decision: Decision, fmt: Format) -> str:
+def render(decision: Decision, fmt: str, *, template_dir: Path | None = None) -> str | bytes:
+    """The report in ``fmt``; PDF is bytes, the others text.
+
+    ``template_dir`` is an organisation's overlay: its files replace the bundled ones of
+    the same name (see :mod:`gpuadvisor.render.env`).
+    """
     if fmt == "json":
         return decision.to_json()
-    env = _environment(data_dir("reports"))
-    template = env.get_template("report.md.j2")
-    text = template.render(d=decision, date=report_date())
-    return re.sub(r"\n{3,}", "\n\n", text)
+    if fmt not in TEMPLATES:
+        raise InputError(f"unknown report format {fmt!r}", hint=", ".join(FORMATS))
+    if template_dir is not None and not template_dir.is_dir():
+        raise InputError("template folder does not exist", file=str(template_dir))
+    if fmt == "pdf":
+        return render_pdf(decision, template_dir=template_dir)
+    return render_source(decision, fmt, template_dir=template_dir)
+
+
+def render_source(decision: Decision, fmt: str, *, template_dir: Path | None = None) -> str:
+    """The text a template produces: the report for md and html, Typst source for pdf."""
+    flavour, name = TEMPLATES[fmt]
+    with _template_errors(template_dir):
+        env = environment(flavour, template_dir)
+        view = build_view(decision, _runbook(env), report_date())
+        context: dict[str, Any] = {
+            "v": view,
+            "d": decision,
+            "date": view.date,
+            "charts": _charts(view, flavour, template_dir),
+        }
+        if flavour == "typst":
+            context["document_date"] = _typst_date(view.date)
+        text = env.get_template(name).render(context)
+    if flavour == "md":
+        text = re.sub(r"\n{3,}", "\n\n", text)
+    return text
+
+
+def render_pdf(decision: Decision, *, template_dir: Path | None = None) -> bytes:
+    from gpuadvisor.render.pdf import TypstFailure, compile_pdf
+
+    source = render_source(decision, "pdf", template_dir=template_dir)
+    root = template_folders(template_dir)[0]
+    fonts = (template_dir,) if template_dir is not None else ()
+    try:
+        pdf, _warnings = compile_pdf(source, root=root, font_dirs=fonts)
+    except TypstFailure as exc:
+        message = f"the PDF template did not compile: {exc.message} {exc.diagnostic}".strip()
+        if template_dir is not None:
+            raise InputError(message, file=str(template_dir)) from None
+        raise InternalError(message) from None
+    return pdf
+
+
+def _runbook(env: jinja2.Environment) -> Runbook:
+    assert env.loader is not None
+    source, filename, _ = env.loader.get_source(env, RUNBOOK)
+    name = filename or RUNBOOK
+    return parse_runbook(parse_toml(source, name), name)
+
+
+def _charts(view: ReportView, flavour: Flavour, template_dir: Path | None) -> dict[str, Any]:
+    """The SVG charts, drawn for HTML (inline markup) and PDF (strings Typst decodes)."""
+    font = CHART_FONTS.get(flavour)
+    if font is None:
+        return {"scores": None, "memory": None, "gpus": [None for _ in view.gpus]}
+    svg_env = environment("svg", template_dir)
+
+    def draw(template: str, chart: object) -> str | Markup | None:
+        if chart is None:
+            return None
+        svg = svg_env.get_template(template).render(c=chart, font=font)
+        return Markup(svg) if flavour == "html" else svg
+
+    return {
+        "scores": draw("charts/bars.svg.j2", charts.scores_chart(view.d)),
+        "memory": draw(
+            "charts/bars.svg.j2", charts.memory_chart(view.columns, view.d.vram_need_gib)
+        ),
+        "gpus": [
+            draw("charts/series.svg.j2", charts.series_chart(g.title, g.series)) for g in view.gpus
+        ],
+    }
+
+
+def _typst_date(date: str | None) -> Markup:
+    if date is None:
+        return Markup("none")
+    day = dt.date.fromisoformat(date)
+    return Markup(f"datetime(year: {day.year}, month: {day.month}, day: {day.day})")
+
+
+@contextmanager
+def _template_errors(template_dir: Path | None) -> Iterator[None]:
+    """Turn template failures into the error family: an organisation's template is input
+    (exit 2, naming the folder); a failing bundled template is a bug."""
+    try:
+        yield
+    except jinja2.TemplateError as exc:
+        where = ""
+        if isinstance(exc, jinja2.TemplateSyntaxError):
+            where = f" ({exc.filename or exc.name}:{exc.lineno})"
+        message = f"report template failed: {type(exc).__name__}: {exc.message}{where}"
+        if template_dir is not None:
+            raise InputError(message, file=str(template_dir)) from None
+        raise InternalError(message) from None

@@ -1,0 +1,136 @@
+"""The template environment: sandboxed, strict, overlayable, one escaping policy per format.
+
+Organisations restyle reports with ``--template DIR``: a file there replaces the bundled
+file of the same name, everything else falls back to the bundled templates, and every
+bundled file stays reachable as ``bundled/NAME`` so an overlay can extend instead of
+copy (``{% extends "bundled/report.html.j2" %}`` and override one block).
+
+All templates, bundled or not, run in Jinja2's ``ImmutableSandboxedEnvironment`` with
+``StrictUndefined``: a template can read the report's values and call the filters
+registered here, but cannot reach Python internals, mutate the decision, or print a
+value that does not exist. Printed values are escaped by the format's policy (HTML and
+SVG: autoescape; Markdown and Typst: a ``finalize`` hook), so forgetting a filter can
+never turn user text into markup.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markupsafe import Markup, escape
+
+from gpuadvisor.render import markdown, pdf, printable
+from gpuadvisor.resources import data_dir
+from gpuadvisor.rules import format_value
+from gpuadvisor.sensitivity import describe_flip
+
+Flavour = Literal["md", "html", "svg", "typst"]
+
+BUNDLED_PREFIX = "bundled"
+
+#: Images a template may embed with ``asset_data_uri``.
+_IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".svg": "image/svg+xml",
+    ".webp": "image/webp",
+}
+_MAX_ASSET_BYTES = 2 * 1024 * 1024
+
+
+def money(value: float) -> str:
+    return f"${value:,.0f}"
+
+
+def _printable(value: object) -> object:
+    """HTML and SVG: autoescape runs after this; control characters become U+FFFD."""
+    if isinstance(value, (Markup, int, float)) or value is None:
+        return value
+    return printable(str(value))
+
+
+def html_rich(runs: Iterable[Any]) -> Markup:
+    """Text with commands (``view.Run`` pieces): escaped prose, commands in ``<code>``."""
+    return Markup("").join(
+        Markup("<code>{}</code>").format(printable(r.text.strip()))
+        if r.code
+        else escape(printable(r.text))
+        for r in runs
+    )
+
+
+def template_folders(overlay: Path | None) -> tuple[Path, ...]:
+    """Where templates and assets are looked up, first match wins."""
+    bundled = data_dir("reports")
+    return (overlay, bundled) if overlay is not None else (bundled,)
+
+
+def find_asset(name: str, folders: tuple[Path, ...]) -> Path:
+    """A file next to the templates, by a plain relative name (no ``..``, no absolute)."""
+    pure = PurePosixPath(name)
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+        raise jinja2.TemplateError(f"asset name must be a plain relative path: {name!r}")
+    for folder in folders:
+        candidate = folder.joinpath(*pure.parts)
+        if candidate.is_file():
+            return candidate
+    raise jinja2.TemplateError(f"asset not found next to the templates: {name!r}")
+
+
+def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environment:
+    folders = template_folders(overlay)
+    loader = jinja2.ChoiceLoader(
+        [
+            *(jinja2.FileSystemLoader(str(folder)) for folder in folders),
+            jinja2.PrefixLoader({BUNDLED_PREFIX: jinja2.FileSystemLoader(str(folders[-1]))}),
+        ]
+    )
+    finalize: Callable[[Any], Any] = {
+        "md": markdown.finalize,
+        "typst": pdf.finalize,
+    }.get(flavour, _printable)
+    env = ImmutableSandboxedEnvironment(
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        autoescape=flavour in ("html", "svg"),
+        finalize=finalize,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+    def asset_data_uri(name: str) -> Markup:
+        """An image next to the templates as a ``data:`` URI (a logo in a self-contained
+        HTML report)."""
+        path = find_asset(name, folders)
+        kind = _IMAGE_TYPES.get(path.suffix.lower())
+        if kind is None:
+            raise jinja2.TemplateError(f"not an image type a report can embed: {name!r}")
+        data = path.read_bytes()
+        if len(data) > _MAX_ASSET_BYTES:
+            raise jinja2.TemplateError(f"asset larger than 2 MiB: {name!r}")
+        return Markup(f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}")
+
+    filters: dict[str, Callable[..., Any]] = {
+        "money": money,
+        "value": format_value,
+        "flip": describe_flip,
+    }
+    if flavour == "md":
+        filters["code"] = markdown.code
+        filters["rich"] = markdown.rich
+    if flavour == "html":
+        filters["rich"] = html_rich
+    if flavour == "typst":
+        filters["str"] = pdf.string
+        filters["num"] = pdf.number
+        filters["rich"] = pdf.rich
+    env.filters.update(filters)
+    env.globals["asset_data_uri"] = asset_data_uri
+    return env

@@ -1,0 +1,310 @@
+"""What every format shows, computed once from a Decision.
+
+Templates only display. Whatever needs a choice (which options go in the comparison,
+which runbook items apply, how a value is written with its unit) is made here, the same
+for Markdown, HTML and PDF, so the formats cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from gpuadvisor.decision import Alternative, Decision, Finding, MeasuredGpu, Pick, Sample
+from gpuadvisor.errors import InputError
+from gpuadvisor.rules import Category, GpuClass, Shape, format_value
+
+#: Rejected alternatives shown beside the picks in the comparison table.
+ALTERNATIVES_COMPARED = 3
+
+SHAPE_LABELS: dict[str, str] = {
+    "single-larger-gpu": "one larger GPU",
+    "two-independent-jobs": "several GPUs, independent jobs",
+    "multi-gpu-model-parallel": "several GPUs, model split",
+}
+
+
+SHAPE_SHORT: dict[str, str] = {
+    "single-larger-gpu": "one larger GPU",
+    "two-independent-jobs": "independent jobs",
+    "multi-gpu-model-parallel": "model split",
+}
+
+
+def option_label(shape: str, class_: str, *, short: bool = False) -> str:
+    names = SHAPE_SHORT if short else SHAPE_LABELS
+    return f"{names.get(shape, shape)} · {class_}"
+
+
+# -- rich text: `code` runs in runbook and template data -------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    text: str
+    code: bool
+
+
+def runs(text: str) -> tuple[Run, ...]:
+    """Split text at backticks: odd segments are commands, shown as code in every format."""
+    parts = re.split(r"`([^`]*)`", " ".join(text.split()))
+    return tuple(Run(part, index % 2 == 1) for index, part in enumerate(parts) if part)
+
+
+# -- the runbook ---------------------------------------------------------------------
+
+
+class RunbookItem(BaseModel):
+    """One operating task; shown when it is ``always`` relevant or a finding of one of its
+    ``categories`` fired, or the recommendation has one of its ``shapes``/``classes``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+    why: str
+    steps: tuple[str, ...]
+    always: bool = False
+    categories: tuple[Category, ...] = ()
+    shapes: tuple[Shape, ...] = ()
+    classes: tuple[GpuClass, ...] = ()
+
+
+class Runbook(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    item: tuple[RunbookItem, ...]
+
+
+def parse_runbook(data: dict[str, object], name: str) -> Runbook:
+    try:
+        return Runbook.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise InputError(first["msg"], file=name, field=field) from None
+
+
+@dataclass(frozen=True)
+class RunbookEntry:
+    id: str
+    title: str
+    why: tuple[Run, ...]
+    steps: tuple[tuple[Run, ...], ...]
+    because: tuple[str, ...]
+    """Rule ids that made this item relevant; empty for items that always apply."""
+
+
+def _counts_for_runbook(finding: Finding) -> bool:
+    # Constraints of severity "info" (the fit checks: memory, slots, power, budget) are
+    # active in every decision and already met by the picks; they tailor nothing.
+    return not (finding.kind == "constraint" and finding.severity == "info")
+
+
+def select_runbook(runbook: Runbook, decision: Decision) -> tuple[RunbookEntry, ...]:
+    fired: list[tuple[str, str]] = [(f.category, f.rule) for f in decision.fix_first]
+    fired += [(f.category, f.rule) for f in decision.findings if _counts_for_runbook(f)]
+    shape = decision.recommendation.shape
+    class_ = decision.recommendation.class_
+    entries = []
+    for item in runbook.item:
+        because = tuple(dict.fromkeys(rule for cat, rule in fired if cat in item.categories))
+        if not (item.always or because or shape in item.shapes or class_ in item.classes):
+            continue
+        entries.append(
+            RunbookEntry(
+                id=item.id,
+                title=item.title,
+                why=runs(item.why),
+                steps=tuple(runs(step) for step in item.steps),
+                because=because,
+            )
+        )
+    return tuple(entries)
+
+
+# -- the comparison table ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """One purchase in the comparison: a pick, or the best option of a rejected kind."""
+
+    role: str
+    option: str
+    pick: Pick
+    chosen: bool
+
+    @property
+    def card(self) -> str:
+        return f"{self.pick.count} × {self.pick.name}"
+
+    @property
+    def job_memory_gib(self) -> float:
+        return self.pick.vram_per_job_gib or self.pick.vram_gib
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    cells: tuple[str, ...]
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def comparison_columns(decision: Decision) -> tuple[Column, ...]:
+    r = decision.recommendation
+    chosen = option_label(r.shape, r.class_)
+    columns = [
+        Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True)
+        for rank, pick in enumerate(decision.picks, start=1)
+    ]
+    alternatives = [a for a in decision.alternatives if a.best is not None]
+    for alternative in alternatives[:ALTERNATIVES_COMPARED]:
+        assert alternative.best is not None
+        columns.append(
+            Column(
+                role="Rejected",
+                option=option_label(alternative.shape, alternative.class_),
+                pick=alternative.best,
+                chosen=False,
+            )
+        )
+    return tuple(columns)
+
+
+def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) -> tuple[Row, ...]:
+    def row(label: str, values: Iterable[str]) -> Row:
+        return Row(label, tuple(values))
+
+    span = f" ({format_value(lifecycle_years)} years)" if lifecycle_years else ""
+    picks = [c.pick for c in columns]
+    return (
+        row("Kind", (c.option for c in columns)),
+        row("Memory per card", (f"{format_value(p.vram_gib)} GiB" for p in picks)),
+        row("Memory for one job", (f"{format_value(c.job_memory_gib)} GiB" for c in columns)),
+        row("Bandwidth per card", (f"{format_value(p.memory_bandwidth_gbs)} GB/s" for p in picks)),
+        row("ECC", (_yes(p.ecc) for p in picks)),
+        row("Frame lock", (_yes(p.frame_lock) for p in picks)),
+        row("vGPU", (_yes(p.vgpu) for p in picks)),
+        row("Cooling", (p.cooling for p in picks)),
+        row("Slots per card", (format_value(p.slot_width) for p in picks)),
+        row("Board power, all cards", (f"{format_value(p.tdp_w * p.count)} W" for p in picks)),
+        row("Unit price", (f"${p.price_usd:,.0f} ({p.price_kind}, {p.price_date})" for p in picks)),
+        row("Total price", (f"${p.total_price_usd:,.0f}" for p in picks)),
+        row(f"Lifecycle cost{span}", (f"${p.lifecycle_cost_usd:,.0f}" for p in picks)),
+    )
+
+
+# -- measured evidence ---------------------------------------------------------------
+
+#: Series a report can chart, in panel order: (Sample field, label, unit).
+SERIES_METRICS: tuple[tuple[str, str, str], ...] = (
+    ("sm_clock_mhz", "SM clock", "MHz"),
+    ("memory_clock_mhz", "Memory clock", "MHz"),
+    ("temperature_c", "Temperature", "°C"),
+    ("gpu_util_pct", "Utilisation", "%"),
+    ("power_w", "Power", "W"),
+)
+
+
+@dataclass(frozen=True)
+class SeriesStats:
+    field: str
+    label: str
+    unit: str
+    minimum: str
+    mean: str
+    maximum: str
+    points: tuple[tuple[float, float], ...]
+    """(seconds, value) for every sample that reported this metric."""
+
+
+def series_stats(samples: Sequence[Sample]) -> tuple[SeriesStats, ...]:
+    stats = []
+    for field, label, unit in SERIES_METRICS:
+        points = tuple((s.t_s, float(v)) for s in samples if (v := getattr(s, field)) is not None)
+        if len(points) < 2:
+            continue
+        values = [v for _, v in points]
+        stats.append(
+            SeriesStats(
+                field=field,
+                label=label,
+                unit=unit,
+                minimum=format_value(round(min(values), 1)),
+                mean=format_value(round(fmean(values), 1)),
+                maximum=format_value(round(max(values), 1)),
+                points=points,
+            )
+        )
+    return tuple(stats)
+
+
+@dataclass(frozen=True)
+class GpuView:
+    gpu: MeasuredGpu
+    title: str
+    series: tuple[SeriesStats, ...]
+    duration: str
+
+
+def gpu_view(gpu: MeasuredGpu) -> GpuView:
+    parts = [f"GPU {gpu.index}" if gpu.index is not None else "GPU"]
+    if gpu.name:
+        parts[0] += ":"
+        parts.append(gpu.name)
+    if gpu.pci_bus_id:
+        parts.append(f"({gpu.pci_bus_id})")
+    times = [s.t_s for s in gpu.series]
+    duration = format_value(round(max(times) - min(times), 1)) + " s" if times else ""
+    return GpuView(gpu, " ".join(parts), series_stats(gpu.series), duration)
+
+
+# -- the whole view ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportView:
+    d: Decision
+    date: str | None
+    top: Pick | None
+    reasons: tuple[Finding, ...]
+    """Preference and engine findings: why the recommendation is what it is."""
+    requirements: tuple[Finding, ...]
+    """Constraint findings: what every option had to meet."""
+    excluded: tuple[Alternative, ...]
+    """Kinds of purchase with no option left, and the rules that removed them."""
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    flips: tuple[str, ...]
+    gpus: tuple[GpuView, ...]
+    runbook: tuple[RunbookEntry, ...]
+    chosen_option: str
+
+
+def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
+    from gpuadvisor.sensitivity import describe_flip
+
+    columns = comparison_columns(decision)
+    r = decision.recommendation
+    return ReportView(
+        d=decision,
+        date=date,
+        top=decision.picks[0] if decision.picks else None,
+        reasons=tuple(f for f in decision.findings if f.kind != "constraint"),
+        requirements=tuple(f for f in decision.findings if f.kind == "constraint"),
+        excluded=tuple(a for a in decision.alternatives if a.best is None),
+        columns=columns,
+        rows=comparison_rows(columns, decision.lifecycle_years),
+        flips=tuple(describe_flip(s) for s in decision.sensitivity),
+        gpus=tuple(gpu_view(g) for g in decision.gpus),
+        runbook=select_runbook(runbook, decision),
+        chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
+    )
