@@ -365,8 +365,7 @@ def lint_catalog(catalog: Catalog, *, today: dt.date | None = None) -> list[str]
                     fields.append("price_source")
                 used = f" (cited for {', '.join(fields)})" if fields else ""
                 problems.append(
-                    f"{sku.id}: source on denylisted domain {domain}{used}: "
-                    f"{CITE_DENYLIST[domain]}"
+                    f"{sku.id}: source on denylisted domain {domain}{used}: {CITE_DENYLIST[domain]}"
                 )
         if not sku.price_source.startswith("https://"):
             problems.append(f"{sku.id}: price_source must be an https:// URL")

@@ -158,9 +158,7 @@ def test_every_denylist_entry_says_why() -> None:
 def test_price_dated_before_launch_is_flagged(tmp_path: Path) -> None:
     write_sku(tmp_path, "early", launch_year=2023, price_date="2022-12-31")
     problems = lint(tmp_path)
-    assert problems == [
-        "early: price_date 2022-12-31 is older than the launch year 2023"
-    ]
+    assert problems == ["early: price_date 2022-12-31 is older than the launch year 2023"]
 
 
 def test_price_dated_in_launch_year_is_fine(tmp_path: Path) -> None:

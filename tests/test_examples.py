@@ -26,10 +26,16 @@ FULL = (
 )
 
 
+@pytest.fixture(autouse=True)
+def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Evidence paths are quoted in reports as given: keep them relative and stable."""
+    monkeypatch.chdir(REPO)
+
+
 def evidence_for(name: str) -> list[Path]:
-    """Captures shipped for an example live in examples/evidence/<name>/."""
-    folder = REPO / "examples" / "evidence" / name
-    return sorted(folder.glob("*")) if folder.is_dir() else []
+    """Captures shipped for an example live in examples/evidence/<name>/ (relative paths)."""
+    folder = Path("examples") / "evidence" / name
+    return sorted(folder.glob("*")) if (REPO / folder).is_dir() else []
 
 
 def _summary(name: str) -> dict[str, object]:
