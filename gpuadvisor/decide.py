@@ -33,6 +33,7 @@ from gpuadvisor.decision import (
     Finding,
     FixFirst,
     Inputs,
+    MeasuredGpu,
     Meta,
     Pick,
     Provenance,
@@ -556,6 +557,7 @@ def decide(
     profile_sha256: str = "",
     profile_file: str = "",
     evidence: tuple[EvidenceRef, ...] = (),
+    measured_gpus: tuple[MeasuredGpu, ...] = (),
     sensitivity: bool = True,
 ) -> Decision:
     memo = ConstraintMemo(catalog)
@@ -600,6 +602,7 @@ def decide(
         },
         assumptions=ASSUMPTIONS,
         measured=_measured(facts),
+        gpus=measured_gpus,
         vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
         lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
         inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),

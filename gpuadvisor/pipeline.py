@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gpuadvisor.catalog import Catalog, load_catalog
 from gpuadvisor.decide import decide
-from gpuadvisor.decision import Decision, EvidenceRef
+from gpuadvisor.decision import Decision, EvidenceRef, MeasuredGpu
 from gpuadvisor.facts import build_facts
 from gpuadvisor.profile import Profile, profile_from_data
 from gpuadvisor.rules import RuleBase, load_rules
@@ -76,11 +76,14 @@ def advise_profile(
     refs: tuple[EvidenceRef, ...] = ()
     host_values = None
     host_sources = None
+    gpus: tuple[MeasuredGpu, ...] = ()
     if evidence:
         from gpuadvisor.evidence import load_evidence
         from gpuadvisor.hostfacts import derive_host_facts
+        from gpuadvisor.measured import measured_gpus
 
         snapshot = load_evidence(list(evidence))
+        gpus = measured_gpus(snapshot)
         derived = derive_host_facts(snapshot)
         host_values, host_sources = derived.values, derived.sources
         refs = tuple(
@@ -95,5 +98,6 @@ def advise_profile(
         profile_sha256=profile_sha256,
         profile_file=profile_file,
         evidence=refs,
+        measured_gpus=gpus,
         sensitivity=sensitivity,
     )
