@@ -139,32 +139,52 @@ class ConstraintMemo:
 
     A constraint's verdict on an option depends only on the option (shape, SKU, count)
     and the decision-wide facts its ``require`` reads, so sensitivity's many re-runs,
-    which change one fact at a time, re-use almost every verdict.
+    which change one fact at a time, and batches of similar profiles re-use almost every
+    verdict. A ``require`` that reads no ``option.*`` fact is judged once per SKU.
+    The memo lives with its catalog (``Catalog.scratch``) and is bounded.
     """
+
+    MAX_VERDICTS = 200_000
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.sku_facts = {sku.id: sku_facts(sku) for sku in catalog.skus}
         self._tables: dict[tuple[object, ...], dict[str, bool]] = {}
+        self._size = 0
+
+    @classmethod
+    def for_catalog(cls, catalog: Catalog) -> ConstraintMemo:
+        memo = catalog.scratch.get("constraint_memo")
+        if not isinstance(memo, cls):
+            memo = catalog.scratch["constraint_memo"] = cls(catalog)
+        return memo
 
     def evaluate(
         self, active: tuple[Rule, ...], options: list[Option], facts: Mapping[str, Value]
     ) -> list[Evaluated]:
+        if self._size > self.MAX_VERDICTS:
+            self._tables.clear()
+            self._size = 0
         tables = []
         for rule in active:
-            key = (rule.id, *(facts.get(n) for n in rule.require_reads))
-            tables.append((rule, self._tables.setdefault(key, {})))
+            assert rule.require is not None
+            # The source text is part of the key: an overlay may redefine a rule id.
+            key = (rule.id, rule.require.source, *(facts.get(n) for n in rule.require_reads))
+            per_option = any(n.startswith("option.") for n in rule.require.names)
+            tables.append((rule, self._tables.setdefault(key, {}), per_option))
         evaluated = []
         for option in options:
             layered: _Layered | None = None
             failed: list[str] = []
-            for rule, table in tables:
-                ok = table.get(option.key)
+            for rule, table, per_option in tables:
+                slot = option.key if per_option else option.sku.id
+                ok = table.get(slot)
                 if ok is None:
                     if layered is None:
                         layered = _Layered(option.facts(), self.sku_facts[option.sku.id], facts)
                     assert rule.require is not None
-                    ok = table[option.key] = rule.require.holds(layered)
+                    ok = table[slot] = rule.require.holds(layered)
+                    self._size += 1
                 if not ok:
                     failed.append(rule.data.id)
             evaluated.append(Evaluated(option, tuple(failed)))
@@ -187,17 +207,20 @@ def run_core(
         for gpu_class, weight in rule.data.effect.class_.items():
             class_scores[gpu_class] += weight
 
-    memo = memo if memo is not None and memo.catalog is catalog else ConstraintMemo(catalog)
+    memo = (
+        memo
+        if memo is not None and memo.catalog is catalog
+        else ConstraintMemo.for_catalog(catalog)
+    )
     evaluated = memo.evaluate(active, generate_options(catalog.skus, facts), facts)
 
+    groups: dict[tuple[str, str], list[Evaluated]] = {}
+    for e in evaluated:
+        groups.setdefault((e.option.shape, e.option.sku.segment), []).append(e)
     pairs: list[PairResult] = []
     for shape in SHAPES:
         for gpu_class in CLASSES:
-            mine = [
-                e
-                for e in evaluated
-                if e.option.shape == shape and e.option.sku.segment == gpu_class
-            ]
+            mine = groups.get((shape, gpu_class), [])
             alive = rank_options([e.option for e in mine if not e.eliminated_by], facts)
             pairs.append(
                 PairResult(
@@ -476,8 +499,12 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
             )
         )
     total = len(core.evaluated)
+    removed_by: dict[str, list[Evaluated]] = {}
+    for e in core.evaluated:
+        for rule_id in e.eliminated_by:
+            removed_by.setdefault(rule_id, []).append(e)
     for rule in core.active_constraints:
-        removed = [e for e in core.evaluated if rule.id in e.eliminated_by]
+        removed = removed_by.get(rule.id, [])
         if not removed:
             continue
         names = sorted({e.option.sku.name for e in removed})
@@ -560,7 +587,7 @@ def decide(
     measured_gpus: tuple[MeasuredGpu, ...] = (),
     sensitivity: bool = True,
 ) -> Decision:
-    memo = ConstraintMemo(catalog)
+    memo = ConstraintMemo.for_catalog(catalog)
     core = run_core(facts.values, catalog, rules, memo)
     objective = str(facts.values["workload.objective"])
     ranking = RANKING.get(objective, RANKING["correctness"])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -153,21 +153,21 @@ class Rule:
     when: Expression
     require: Expression | None
     path: str
+    #: ``data.id``, kept as a plain attribute: the engine reads it in its inner loops.
+    id: str = field(init=False)
+    #: Decision-wide facts the ``require`` condition reads (not sku.* / option.*).
+    require_reads: tuple[str, ...] = field(init=False)
 
-    @property
-    def id(self) -> str:
-        return self.data.id
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", self.data.id)
+        reads: tuple[str, ...] = ()
+        if self.require is not None:
+            reads = tuple(n for n in self.require.names if FACTS_BY_NAME[n].scope == "global")
+        object.__setattr__(self, "require_reads", reads)
 
     @property
     def is_constraint(self) -> bool:
         return self.require is not None
-
-    @property
-    def require_reads(self) -> tuple[str, ...]:
-        """Decision-wide facts the ``require`` condition reads (not sku.* / option.*)."""
-        if self.require is None:
-            return ()
-        return tuple(n for n in self.require.names if FACTS_BY_NAME[n].scope == "global")
 
     @property
     def fact_names(self) -> tuple[str, ...]:

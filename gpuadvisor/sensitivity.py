@@ -109,7 +109,7 @@ def sensitivity_of(
 ) -> list[Sensitivity]:
     from gpuadvisor.decide import ConstraintMemo, Core, run_core
 
-    memo = memo if isinstance(memo, ConstraintMemo) else ConstraintMemo(catalog)
+    memo = memo if isinstance(memo, ConstraintMemo) else ConstraintMemo.for_catalog(catalog)
     assert isinstance(core, Core)
     base_facts = dict(core.facts)
     base = core.outcome()
