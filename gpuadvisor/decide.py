@@ -50,6 +50,7 @@ from gpuadvisor.options import (
     energy_cost_usd,
     generate_options,
     lifecycle_cost_usd,
+    options_signature,
     rank_options,
     vgpu_licence,
 )
@@ -150,6 +151,7 @@ class ConstraintMemo:
         self.catalog = catalog
         self.sku_facts = {sku.id: sku_facts(sku) for sku in catalog.skus}
         self._tables: dict[tuple[object, ...], dict[str, bool]] = {}
+        self._runs: dict[tuple[object, ...], list[Evaluated]] = {}
         self._size = 0
 
     @classmethod
@@ -159,21 +161,28 @@ class ConstraintMemo:
             memo = catalog.scratch["constraint_memo"] = cls(catalog)
         return memo
 
-    def evaluate(
-        self, active: tuple[Rule, ...], options: list[Option], facts: Mapping[str, Value]
-    ) -> list[Evaluated]:
+    def evaluate(self, active: tuple[Rule, ...], facts: Mapping[str, Value]) -> list[Evaluated]:
+        """Every option for these facts, with the constraints that eliminate it."""
         if self._size > self.MAX_VERDICTS:
             self._tables.clear()
+            self._runs.clear()
             self._size = 0
         tables = []
+        keys: list[object] = [options_signature(facts)]
         for rule in active:
             assert rule.require is not None
             # The source text is part of the key: an overlay may redefine a rule id.
             key = (rule.id, rule.require.source, *(facts.get(n) for n in rule.require_reads))
+            keys.append(key)
             per_option = any(n.startswith("option.") for n in rule.require.names)
             tables.append((rule, self._tables.setdefault(key, {}), per_option))
+        # Most of sensitivity's re-runs change a fact no constraint reads: same verdicts.
+        run_key = tuple(keys)
+        known = self._runs.get(run_key)
+        if known is not None:
+            return known
         evaluated = []
-        for option in options:
+        for option in generate_options(self.catalog.skus, facts):
             layered: _Layered | None = None
             failed: list[str] = []
             for rule, table, per_option in tables:
@@ -186,8 +195,10 @@ class ConstraintMemo:
                     ok = table[slot] = rule.require.holds(layered)
                     self._size += 1
                 if not ok:
-                    failed.append(rule.data.id)
+                    failed.append(rule.id)
             evaluated.append(Evaluated(option, tuple(failed)))
+        self._runs[run_key] = evaluated
+        self._size += 1
         return evaluated
 
 
@@ -212,7 +223,7 @@ def run_core(
         if memo is not None and memo.catalog is catalog
         else ConstraintMemo.for_catalog(catalog)
     )
-    evaluated = memo.evaluate(active, generate_options(catalog.skus, facts), facts)
+    evaluated = memo.evaluate(active, facts)
 
     groups: dict[tuple[str, str], list[Evaluated]] = {}
     for e in evaluated:

@@ -97,6 +97,16 @@ def _number(facts: Mapping[str, Value], name: str) -> float:
     return float(value)
 
 
+def options_signature(facts: Mapping[str, Value]) -> tuple[Value, ...]:
+    """The facts :func:`generate_options` reads: equal signatures, equal options."""
+    return (
+        facts["workload.vram_need_gib"],
+        facts["workload.concurrent_jobs"],
+        facts["platform.gpu_count_max"],
+        facts["workload.kind"] in PACKABLE_KINDS,
+    )
+
+
 def generate_options(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> list[Option]:
     """Every option worth evaluating; constraints are judged later, by the rules."""
     need = _number(facts, "workload.vram_need_gib")

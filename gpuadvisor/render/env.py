@@ -16,6 +16,7 @@ never turn user text into markup.
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -24,6 +25,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
+from gpuadvisor import __version__
 from gpuadvisor.render import markdown, pdf, printable
 from gpuadvisor.resources import data_dir
 from gpuadvisor.rules import format_value
@@ -83,6 +85,27 @@ def find_asset(name: str, folders: tuple[Path, ...]) -> Path:
     raise jinja2.TemplateError(f"asset not found next to the templates: {name!r}")
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled bundled templates, kept per user like Python's own ``.pyc`` files.
+
+    Compiling the report templates is a noticeable share of one ``advise`` run. Entries
+    are keyed by template name and source checksum, so an edited template is never served
+    stale. ``GPUADVISOR_NO_CACHE=1`` turns it off; an unwritable cache folder simply
+    means no cache. Organisation templates are never cached.
+    """
+    if os.environ.get("GPUADVISOR_NO_CACHE") == "1":
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    folder = Path(base) / "gpuadvisor" / f"templates-{__version__}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    if not os.access(folder, os.W_OK):
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
+
+
 def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environment:
     folders = template_folders(overlay)
     loader = jinja2.ChoiceLoader(
@@ -103,6 +126,7 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=_bytecode_cache() if overlay is None else None,
     )
 
     def asset_data_uri(name: str) -> Markup:

@@ -1,0 +1,257 @@
+"""gpuadvisor's speed, measured against baselines taken in the same run.
+
+Not a unit test. From the repository root, with gpuadvisor installed (README set-up)::
+
+    python benchmarks/run.py            # all figures, exit 1 if a target is missed
+    python benchmarks/run.py --quick    # fewer repetitions
+
+Every figure is a ratio against a baseline measured on the same machine in the same run,
+so the targets hold across machines:
+
+- ``gpuadvisor advise`` (Markdown, a profile plus three evidence files) against
+  ``python -c pass``: at most 20x; the same as PDF: at most 35x; ``gpuadvisor --help``:
+  at most 12x. Wall time, best of N, each in a fresh process.
+- Decisions per second in process over a batch of generated profiles with host evidence
+  (at least 1,000 per second on one core), against validating the same inputs with
+  pydantic alone.
+- Parse time of 8-GPU ``nvidia-smi -q`` text and XML (under 20 ms each; see
+  ``bench_parse.py``).
+- Peak memory (max RSS) of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+EVIDENCE = [
+    "examples/evidence/input-bound-host/nvidia-smi-dmon.txt",
+    "examples/evidence/input-bound-host/iostat-x.txt",
+    "tests/fixtures/evidence/seed-mpstat.txt",
+]
+PROFILE = "examples/input-bound-host.toml"
+
+_RSS = (
+    "import resource, subprocess, sys; "
+    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def wall(argv: list[str], repeat: int) -> float:
+    """Best wall time of ``repeat`` fresh processes, in seconds."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        best = min(best, time.perf_counter() - start)
+        if done.returncode != 0:
+            sys.exit(f"benchmark command failed: {' '.join(argv)}\n{done.stderr.decode()}")
+    return best
+
+
+def max_rss_mib(argv: list[str]) -> float:
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS, *argv], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return int(out.stdout.strip()) / 1024  # Linux reports KiB
+
+
+def random_profile(rng: random.Random) -> dict[str, Any]:
+    kinds = ["training", "inference", "rendering", "cad-cae", "simulation", "visualization", "vdi", "media", "mixed"]
+    return {
+        "schema": "gpuadvisor/profile/v1",
+        "workload": {
+            "kind": rng.choice(kinds),
+            "objective": rng.choice(["latency", "throughput", "correctness", "fleet-simplicity"]),
+            "vram_need_gib": round(rng.uniform(2, 120), 1),
+            "concurrent_jobs": rng.choice([1, 1, 2, 4, 8, 16]),
+            "parallelism": rng.choice(["none", "data-parallel", "model-parallel"]),
+            "model_parallel_ready": rng.random() < 0.3,
+            "sync_heavy": rng.random() < 0.3,
+            "io_pattern": rng.choice(["local-nvme", "network-fs", "object-store", "in-memory"]),
+            "small_files": rng.random() < 0.3,
+        },
+        "requirements": {
+            "ecc": rng.choice(["required", "preferred", "no"]),
+            "certified_drivers": rng.random() < 0.2,
+            "display_sync": rng.random() < 0.1,
+            "vgpu": rng.random() < 0.1,
+            "lifecycle_years": rng.choice([3, 4, 5]),
+            "downtime_cost_per_hour_usd": rng.choice([0.0, 200.0, 1000.0]),
+        },
+        "platform": {
+            "chassis": rng.choice(["tower", "workstation", "rack-1u", "rack-2u", "rack-4u"]),
+            "airflow": rng.choice(["open", "front-to-back", "restricted"]),
+            "gpu_count_max": rng.choice([1, 2, 4, 8]),
+            "psu_headroom_w": rng.choice([400.0, 800.0, 1600.0, 3200.0]),
+            "cpu_sockets": rng.choice([1, 2]),
+        },
+        "budget": {"max_usd": rng.choice([3000.0, 10000.0, 30000.0, 100000.0])},
+    }
+
+
+def in_process(count: int) -> dict[str, float]:
+    """Decisions per second over generated profiles with host evidence, and the baseline."""
+    from gpuadvisor.catalog import load_catalog
+    from gpuadvisor.decide import decide
+    from gpuadvisor.evidence import load_evidence
+    from gpuadvisor.facts import build_facts
+    from gpuadvisor.hostfacts import derive_host_facts
+    from gpuadvisor.profile import Profile
+    from gpuadvisor.rules import load_rules
+
+    catalog, rules = load_catalog(), load_rules()
+    host = derive_host_facts(load_evidence([ROOT / p for p in EVIDENCE]))
+    rng = random.Random(20261130)
+    inputs = []
+    for _ in range(count):
+        values = dict(host.values)
+        values["host.gpu_util_mean_pct"] = round(rng.uniform(5, 99), 1)
+        values["host.iowait_pct"] = round(rng.uniform(0, 30), 1)
+        values["host.disk_util_max_pct"] = round(rng.uniform(0, 100), 1)
+        inputs.append((random_profile(rng), values))
+
+    def validate_only() -> None:
+        for data, _ in inputs:
+            Profile.model_validate(data)
+
+    def decide_all(sensitivity: bool, n: int) -> None:
+        for data, values in inputs[:n]:
+            profile = Profile.model_validate(data)
+            facts = build_facts(profile, catalog, values, host.sources)
+            decide(profile, catalog, rules, facts, sensitivity=sensitivity)
+
+    decide_all(False, 50)  # warm-up: imports, first schema use
+    with_sensitivity_n = max(20, count // 10)
+    start = time.perf_counter()
+    validate_only()
+    validate_s = time.perf_counter() - start
+    start = time.perf_counter()
+    decide_all(False, count)
+    decide_s = time.perf_counter() - start
+    start = time.perf_counter()
+    decide_all(True, with_sensitivity_n)
+    full_s = time.perf_counter() - start
+    tracemalloc.start()
+    decide_all(False, 200)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {
+        "profiles": count,
+        "decisions_per_s": count / decide_s,
+        "validations_per_s": count / validate_s,
+        "with_sensitivity_per_s": with_sensitivity_n / full_s,
+        "peak_traced_mib": peak / 2**20,
+    }
+
+
+def parse_times(repeat: int) -> dict[str, float] | None:
+    import bench_parse
+
+    try:
+        real = bench_parse.real_fixtures()
+    except SystemExit:
+        return None
+    from gpuadvisor.evidence import parse_text
+
+    text = (real / bench_parse.TEXT).read_text()
+    xml = bench_parse.eight_gpu_xml((real / bench_parse.XML).read_text())
+    result = {}
+    for label, content in (("q_text_ms", text), ("q_xml_ms", xml)):
+        work: Callable[[], object] = lambda c=content: parse_text(c, "capture")  # noqa: E731
+        result[label] = bench_parse.best_ms(work, repeat)
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    repeat = 5 if args.quick else 15
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+
+    py = sys.executable
+    gpu = [py, "-m", "gpuadvisor"]
+    evidence = [arg for path in EVIDENCE for arg in ("--evidence", path)]
+    commands = {
+        "baseline: python -c pass": [py, "-c", "pass"],
+        "gpuadvisor --help": [*gpu, "--help"],
+        "advise md (profile + 3 evidence)": [*gpu, "advise", PROFILE, *evidence],
+        "advise pdf (profile + 3 evidence)": [
+            *gpu, "advise", PROFILE, *evidence, "--format", "pdf", "-o", "/tmp/gpuadvisor-bench.pdf",
+        ],
+    }
+    targets = {"gpuadvisor --help": 12.0, "advise md (profile + 3 evidence)": 20.0, "advise pdf (profile + 3 evidence)": 35.0}
+    times = {name: wall(argv, repeat) for name, argv in commands.items()}
+    rss = {name: max_rss_mib(argv) for name, argv in commands.items()}
+    base = times["baseline: python -c pass"]
+    missed: list[str] = []
+    report: dict[str, Any] = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.platform()}",
+        "commands": {},
+    }
+    print(f"machine: {report['machine']}")
+    print(f"{'command':38} {'best s':>8} {'x base':>7} {'target':>7} {'max RSS MiB':>12}")
+    for name, seconds in times.items():
+        ratio = seconds / base
+        target = targets.get(name)
+        ok = target is None or ratio <= target
+        if not ok:
+            missed.append(name)
+        mark = "" if target is None else ("  ok" if ok else "  MISSED")
+        target_text = "" if target is None else f"{target:.0f}x"
+        print(f"{name:38} {seconds:8.3f} {ratio:7.1f} {target_text:>7} {rss[name]:12.1f}{mark}")
+        report["commands"][name] = {"seconds": seconds, "ratio": ratio, "target": target, "max_rss_mib": rss[name]}
+
+    count = 300 if args.quick else 1000
+    figures = in_process(count)
+    report["in_process"] = figures
+    ok = figures["decisions_per_s"] >= 1000
+    if not ok:
+        missed.append("decisions per second")
+    print(
+        f"in process, {count} generated profiles with host evidence (one core):\n"
+        f"  decisions/s (no sensitivity scan) {figures['decisions_per_s']:9.0f}   target >= 1000{'  ok' if ok else '  MISSED'}\n"
+        f"  pydantic validation alone /s      {figures['validations_per_s']:9.0f}   "
+        f"(decision costs {figures['validations_per_s'] / figures['decisions_per_s']:.1f}x a validation)\n"
+        f"  full decisions with sensitivity/s {figures['with_sensitivity_per_s']:9.0f}\n"
+        f"  peak traced memory, 200 decisions {figures['peak_traced_mib']:9.1f} MiB"
+    )
+    parsed = parse_times(50 if not args.quick else 10)
+    report["parse"] = parsed
+    if parsed is None:
+        print("parse: ../shared/fixtures/real not found beside the repository; skipped")
+    else:
+        for label, ms in parsed.items():
+            fine = ms < 20.0
+            if not fine:
+                missed.append(label)
+            print(f"  parse {label:10} {ms:7.2f} ms   target < 20 ms{'  ok' if fine else '  MISSED'}")
+    if args.json:
+        print(json.dumps(report, indent=2))
+    if missed:
+        print("targets missed: " + ", ".join(missed))
+        return 1
+    print("all targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
