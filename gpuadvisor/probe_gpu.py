@@ -47,8 +47,8 @@ At the end:
                                      nvmlDeviceGetRetiredPagesPendingStatus
   remapped_rows                      nvmlDeviceGetRemappedRows
   pcie.replay_counter                nvmlDeviceGetPcieReplayCounter
-  processes                          nvmlDeviceGetComputeRunningProcesses,
-                                     nvmlSystemGetProcessName
+  processes                          nvmlDeviceGetComputeRunningProcesses (drivers before
+                                     R510: ..._v2), nvmlSystemGetProcessName
 """
 
 from __future__ import annotations
@@ -227,7 +227,8 @@ class GpuProbe:
         words = max(1, math.ceil((os.cpu_count() or 1) / 64))
         nodes = self.call("nvmlDeviceGetMemoryAffinity", words, AFFINITY_SCOPE_NODE)
         if not isinstance(nodes, NotAvailable) and len(_bits(nodes)) != 1:
-            nodes = NotAvailable("nvmlDeviceGetMemoryAffinity", f"nodes {_bits(nodes)}")
+            found = ", ".join(map(str, _bits(nodes))) or "none"
+            nodes = NotAvailable("nvmlDeviceGetMemoryAffinity", f"not one NUMA node: {found}")
         self.put("numa_node", nodes, lambda mask: _bits(mask)[0])
         cpus = self.call("nvmlDeviceGetCpuAffinity", words)
         self.put("cpu_affinity", cpus, lambda mask: cpu_ranges(_bits(mask)) or None)
@@ -335,7 +336,12 @@ class GpuProbe:
         self.put("remapped_rows.pending", rows, lambda r: bool(r[2]))
         self.put("remapped_rows.failure", rows, lambda r: bool(r[3]))
         self.put("pcie.replay_counter", self.call("nvmlDeviceGetPcieReplayCounter"))
-        self.put("processes", self.call("nvmlDeviceGetComputeRunningProcesses"), self._processes)
+        processes = self.nvml.first(
+            "nvmlDeviceGetComputeRunningProcesses",
+            "nvmlDeviceGetComputeRunningProcesses_v2",  # drivers before R510
+            args=(self.handle,),
+        )
+        self.put("processes", processes, self._processes)
 
     def _processes(self, found: list[Any]) -> list[dict[str, Any]]:
         processes: list[dict[str, Any]] = []

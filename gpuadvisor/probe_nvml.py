@@ -5,7 +5,8 @@ the real ``pynvml.NVMLError_*`` classes) and turns its errors into what the prob
 act on:
 
 - ``NotSupported``, ``NotFound``, ``NoPermission``, ``FunctionNotFound`` (an older driver
-  lacks the symbol) and any other per-call NVML error: a :class:`NotAvailable` value that
+  lacks the symbol; nvidia-ml-py's ``NVMLLibraryMismatchError`` says the same for its
+  unversioned wrappers) and any other per-call NVML error: a :class:`NotAvailable` value that
   keeps the call and the reason, so the field becomes ``null`` with its reason recorded;
 - ``GpuIsLost``: :class:`GpuLost`, which the caller turns into a health event for that
   GPU while sampling goes on for the others;
@@ -124,6 +125,11 @@ class Nvml:
         self._lost: type[BaseException] = module.NVMLError_GpuIsLost
         self._unusable = tuple(getattr(module, f"NVMLError_{n}") for n in _UNUSABLE)
         self._unavailable = tuple(getattr(module, f"NVMLError_{n}") for n in _UNAVAILABLE)
+        # nvidia-ml-py raises this (not an NVMLError) when an unversioned wrapper finds
+        # only an older symbol in the driver's library: the function is not there.
+        self._mismatch: type[BaseException] = getattr(
+            module, "NVMLLibraryMismatchError", _NeverRaised
+        )
         self.calls = 0
 
     def call(self, name: str, *args: Any) -> Any:
@@ -140,6 +146,8 @@ class Nvml:
             raise NvmlUnusable(name, _describe(exc), _error_name(exc)) from None
         except self._base as exc:
             return NotAvailable(name, _describe(exc), _error_name(exc))
+        except self._mismatch:
+            return NotAvailable(name, "Function Not Found (older driver)", "FunctionNotFound")
 
     def first(self, *names: str, args: tuple[Any, ...] = ()) -> Any:
         """The first of several equivalent calls that answers (a newer symbol, then the
@@ -150,6 +158,10 @@ class Nvml:
             if not isinstance(result, NotAvailable):
                 return result
         return result
+
+
+class _NeverRaised(Exception):
+    """Stands in for an exception class a bindings module does not define."""
 
 
 def _describe(exc: BaseException) -> str:

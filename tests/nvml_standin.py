@@ -5,7 +5,7 @@ A scenario file holds, per GPU, what each NVML function returns. An entry is:
 - a plain value (number, string, list); a JSON object becomes an attribute object the
   way pynvml returns ctypes structures (``busId`` as bytes, like the real one);
 - ``{"error": "NotSupported"}``: raise the real ``pynvml.NVMLError_NotSupported``
-  (any ``NVMLError_*`` name);
+  (any ``NVMLError_*`` name; ``LibraryMismatch`` raises ``NVMLLibraryMismatchError``);
 - ``{"series": [v0, v1, ...]}``: the n-th call with those arguments returns the n-th
   value, the last one repeating (entries may be errors);
 - ``{"by_arg": {"1": v, "2": w}}``: chosen by the first argument after the handle.
@@ -66,6 +66,8 @@ def load_scenario(name: str) -> dict[str, Any]:
 
 
 def _error(name: str) -> BaseException:
+    if name == "LibraryMismatch":  # what nvidia-ml-py's unversioned wrappers raise
+        return real.NVMLLibraryMismatchError("Unversioned function called ...")
     error: BaseException = getattr(real, f"NVMLError_{name}")()
     return error
 
@@ -97,7 +99,7 @@ class StandIn:
         self.shutdown = False
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("NVMLError_"):
+        if name.startswith("NVMLError_") or name == "NVMLLibraryMismatchError":
             return getattr(real, name)
         if not name.startswith("nvml") or not callable(getattr(real, name, None)):
             raise AttributeError(name)

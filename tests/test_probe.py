@@ -36,7 +36,7 @@ def _module(**functions: Any) -> types.ModuleType:
     """A module with the real NVMLError classes and the given functions."""
     module = types.ModuleType("fake_pynvml")
     for name in dir(pynvml):
-        if name.startswith("NVMLError"):
+        if name.startswith(("NVMLError", "NVMLLibraryMismatchError")):
             setattr(module, name, getattr(pynvml, name))
     for name, function in functions.items():
         setattr(module, name, function)
@@ -107,6 +107,17 @@ def test_gateway_lets_bugs_through_and_counts_calls() -> None:
     assert nvml.calls == 2
 
 
+def test_gateway_reads_a_library_mismatch_as_function_not_found() -> None:
+    def unversioned(*args: Any) -> Any:
+        raise pynvml.NVMLLibraryMismatchError("Unversioned function called ...")
+
+    result = Nvml(_module(nvmlDeviceGetComputeRunningProcesses=unversioned)).call(
+        "nvmlDeviceGetComputeRunningProcesses", object()
+    )
+    assert isinstance(result, NotAvailable)
+    assert (result.error, result.permanent) == ("FunctionNotFound", True)
+
+
 def test_gateway_reports_a_function_this_nvidia_ml_py_lacks() -> None:
     result = Nvml(_module()).call("nvmlDeviceGetSomethingNew", object())
     assert result == NotAvailable("nvmlDeviceGetSomethingNew", "not in this nvidia-ml-py version")
@@ -160,6 +171,11 @@ def test_every_call_exists_in_real_pynvml_with_that_many_arguments(scenario: str
 def test_consumer_card_without_ecc(missing: list[str]) -> None:
     scenario = load_scenario("consumer-no-ecc")
     scenario["missing_functions"] = missing
+    if missing:  # nor the v3 process list; nvidia-ml-py's wrapper then raises a mismatch
+        table = scenario["gpus"][0]
+        processes = table["nvmlDeviceGetComputeRunningProcesses"]
+        table["nvmlDeviceGetComputeRunningProcesses"] = {"error": "LibraryMismatch"}
+        table["nvmlDeviceGetComputeRunningProcesses_v2"] = processes
     run = run_scenario(scenario, seconds=5)
     gpu = _gpu(run)
     assert (gpu.name, gpu.pci_bus_id, gpu.memory_total_mib) == (
