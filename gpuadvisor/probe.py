@@ -164,27 +164,7 @@ class _Session:
         watch = XidWatch(self.nvml, self.gpus)
         cpu = self.host.cpu()
         before = self.host.counters()
-        start: float | None = None
-        taken, interrupted = 0, False
-        try:
-            while True:
-                now = self.clock.monotonic()
-                start = now if start is None else start
-                elapsed = now - start
-                for gpu in self.gpus:
-                    if gpu.lost is None:
-                        self._guard(gpu, partial(gpu.sample, elapsed), elapsed)
-                self.events += watch.poll(self.clock.iso_now)
-                taken += 1
-                if progress is not None:
-                    progress(min(elapsed, seconds), seconds)
-                slot = math.floor((self.clock.monotonic() - start + 1e-6) / interval_s) + 1
-                if slot * interval_s > seconds + 1e-6:
-                    break
-                self.clock.sleep(max(0.0, start + slot * interval_s - self.clock.monotonic()))
-        except KeyboardInterrupt:
-            interrupted = True
-        window = 0.0 if start is None else self.clock.monotonic() - start
+        taken, window, interrupted = self._window(seconds, interval_s, watch, progress)
         after = self.host.counters()
         self.events += watch.poll(self.clock.iso_now)
         watch.close()
@@ -222,6 +202,34 @@ class _Session:
             provenance={"events": [NVML_SOURCE]} if watch.complete else {},
         )
         return ProbeResult(snapshot, taken, round(window, 3), interrupted)
+
+    def _window(
+        self, seconds: float, interval_s: float, watch: XidWatch, progress: Progress | None
+    ) -> tuple[int, float, bool]:
+        """Sample every live GPU at 0, I, 2I, ... <= S seconds: (samples taken, seconds
+        the window lasted, whether Ctrl-C ended it)."""
+        start: float | None = None
+        taken, interrupted = 0, False
+        try:
+            while True:
+                now = self.clock.monotonic()
+                start = now if start is None else start
+                elapsed = now - start
+                for gpu in self.gpus:
+                    if gpu.lost is None:
+                        self._guard(gpu, partial(gpu.sample, elapsed), elapsed)
+                self.events += watch.poll(self.clock.iso_now)
+                taken += 1
+                if progress is not None:
+                    progress(min(elapsed, seconds), seconds)
+                slot = math.floor((self.clock.monotonic() - start + 1e-6) / interval_s) + 1
+                if slot * interval_s > seconds + 1e-6:
+                    break
+                self.clock.sleep(max(0.0, start + slot * interval_s - self.clock.monotonic()))
+        except KeyboardInterrupt:
+            interrupted = True
+        window = 0.0 if start is None else self.clock.monotonic() - start
+        return taken, window, interrupted
 
     def _open_gpus(self) -> None:
         count = self.nvml.call("nvmlDeviceGetCount")
