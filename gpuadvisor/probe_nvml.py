@@ -124,7 +124,6 @@ class Nvml:
         self._base: type[BaseException] = module.NVMLError
         self._lost: type[BaseException] = module.NVMLError_GpuIsLost
         self._unusable = tuple(getattr(module, f"NVMLError_{n}") for n in _UNUSABLE)
-        self._unavailable = tuple(getattr(module, f"NVMLError_{n}") for n in _UNAVAILABLE)
         # nvidia-ml-py raises this (not an NVMLError) when an unversioned wrapper finds
         # only an older symbol in the driver's library: the function is not there.
         self._mismatch: type[BaseException] = getattr(
