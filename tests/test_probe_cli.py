@@ -199,3 +199,38 @@ def test_cli_defaults_are_the_probe_defaults() -> None:
     parameters = inspect.signature(cli.probe).parameters
     assert parameters["seconds"].default == probe.DEFAULT_SECONDS
     assert parameters["interval"].default == probe.DEFAULT_INTERVAL_S
+
+
+def test_a_real_ctrl_c_in_a_real_process(tmp_path: Path) -> None:
+    """SIGINT to a running ``gpuadvisor probe`` (real time, the stand-in for NVML)."""
+    import signal
+    import subprocess
+    import time
+
+    target = tmp_path / "probe.json"
+    script = (
+        "import sys\n"
+        "from gpuadvisor import cli, probe\n"
+        "from tests.nvml_standin import StandIn, load_scenario\n"
+        "from tests.probe_support import CapturedHost\n"
+        "probe.load_nvml = lambda: StandIn(load_scenario('two-gpu-sys-no-p2p'))\n"
+        "probe.HostReader = CapturedHost\n"
+        "print('started', flush=True)\n"
+        "cli.main(sys.argv[1:])\n"
+    )
+    repo = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, "probe", "-s", "60", "-i", "0.1", "-o", str(target)],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stdout.readline() == "started\n"
+    time.sleep(1.0)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 0, err
+    assert "stopped early by Ctrl-C" in err
+    samples = json.loads(target.read_text(encoding="utf-8"))["gpus"][0]["samples"]
+    assert 2 <= len(samples) < 600
