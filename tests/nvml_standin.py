@@ -66,9 +66,11 @@ def load_scenario(name: str) -> dict[str, Any]:
 
 
 def _error(name: str) -> BaseException:
+    error: BaseException
     if name == "LibraryMismatch":  # what nvidia-ml-py's unversioned wrappers raise
-        return real.NVMLLibraryMismatchError("Unversioned function called ...")
-    error: BaseException = getattr(real, f"NVMLError_{name}")()
+        error = real.NVMLLibraryMismatchError("Unversioned function called ...")
+    else:
+        error = getattr(real, f"NVMLError_{name}")()
     return error
 
 
