@@ -71,7 +71,17 @@ def max_rss_mib(argv: list[str]) -> float:
 
 
 def random_profile(rng: random.Random) -> dict[str, Any]:
-    kinds = ["training", "inference", "rendering", "cad-cae", "simulation", "visualization", "vdi", "media", "mixed"]
+    kinds = [
+        "training",
+        "inference",
+        "rendering",
+        "cad-cae",
+        "simulation",
+        "visualization",
+        "vdi",
+        "media",
+        "mixed",
+    ]
     return {
         "schema": "gpuadvisor/profile/v1",
         "workload": {
@@ -195,10 +205,21 @@ def main() -> int:
         "gpuadvisor --help": [*gpu, "--help"],
         "advise md (profile + 3 evidence)": [*gpu, "advise", PROFILE, *evidence],
         "advise pdf (profile + 3 evidence)": [
-            *gpu, "advise", PROFILE, *evidence, "--format", "pdf", "-o", "/tmp/gpuadvisor-bench.pdf",
+            *gpu,
+            "advise",
+            PROFILE,
+            *evidence,
+            "--format",
+            "pdf",
+            "-o",
+            "/tmp/gpuadvisor-bench.pdf",
         ],
     }
-    targets = {"gpuadvisor --help": 12.0, "advise md (profile + 3 evidence)": 20.0, "advise pdf (profile + 3 evidence)": 35.0}
+    targets = {
+        "gpuadvisor --help": 12.0,
+        "advise md (profile + 3 evidence)": 20.0,
+        "advise pdf (profile + 3 evidence)": 35.0,
+    }
     times = {name: wall(argv, repeat) for name, argv in commands.items()}
     rss = {name: max_rss_mib(argv) for name, argv in commands.items()}
     base = times["baseline: python -c pass"]
@@ -218,7 +239,12 @@ def main() -> int:
         mark = "" if target is None else ("  ok" if ok else "  MISSED")
         target_text = "" if target is None else f"{target:.0f}x"
         print(f"{name:38} {seconds:8.3f} {ratio:7.1f} {target_text:>7} {rss[name]:12.1f}{mark}")
-        report["commands"][name] = {"seconds": seconds, "ratio": ratio, "target": target, "max_rss_mib": rss[name]}
+        report["commands"][name] = {
+            "seconds": seconds,
+            "ratio": ratio,
+            "target": target,
+            "max_rss_mib": rss[name],
+        }
 
     count = 300 if args.quick else 1000
     figures = in_process(count)
@@ -243,7 +269,9 @@ def main() -> int:
             fine = ms < 20.0
             if not fine:
                 missed.append(label)
-            print(f"  parse {label:10} {ms:7.2f} ms   target < 20 ms{'  ok' if fine else '  MISSED'}")
+            print(
+                f"  parse {label:10} {ms:7.2f} ms   target < 20 ms{'  ok' if fine else '  MISSED'}"
+            )
     if args.json:
         print(json.dumps(report, indent=2))
     if missed:

@@ -100,10 +100,18 @@ class Pcie(_Model):
 
 
 class Utilisation(_Model):
-    """nvidia-smi ``Utilization``; NVML ``nvmlDeviceGetUtilizationRates``."""
+    """nvidia-smi ``Utilization``; NVML ``nvmlDeviceGetUtilizationRates``.
+
+    From a time series (``probe``) ``gpu_pct`` and ``memory_pct`` are the mean over the
+    samples, and the ``*_p95_pct`` / ``*_min_pct`` values say how steady it was.
+    """
 
     gpu_pct: float | None = Field(default=None, ge=0, le=100)
     memory_pct: float | None = Field(default=None, ge=0, le=100)
+    gpu_p95_pct: float | None = Field(default=None, ge=0, le=100)
+    gpu_min_pct: float | None = Field(default=None, ge=0, le=100)
+    memory_p95_pct: float | None = Field(default=None, ge=0, le=100)
+    memory_min_pct: float | None = Field(default=None, ge=0, le=100)
     encoder_pct: float | None = Field(default=None, ge=0, le=100)
     decoder_pct: float | None = Field(default=None, ge=0, le=100)
 
@@ -285,7 +293,15 @@ class Gpu(_Model):
         default=None, description="null when not reported; [] when the source says none run."
     )
     mig_devices: list[MigDevice] | None = None
+    nvlink_active_links: int | None = Field(
+        default=None, ge=0, description="NVLink links up (NVML nvmlDeviceGetNvLinkState)."
+    )
     samples: list[Sample] | None = None
+    unavailable: dict[str, str] = Field(
+        default_factory=dict,
+        description="Why a value is null, by field path (temperature.slowdown_c, ...), "
+        "where the source said why: 'nvmlDeviceGetTotalEccErrors: Not Supported'.",
+    )
 
     @field_validator("throttle_reasons")
     @classmethod
@@ -326,9 +342,10 @@ class Topology(_Model):
 
 
 class Event(_Model):
-    """A kernel log event: an NVIDIA Xid or a PCIe AER error."""
+    """A kernel log event: an NVIDIA Xid or a PCIe AER error; or a GPU that stopped
+    answering NVML during a probe (``gpu-lost``: NVML_ERROR_GPU_IS_LOST)."""
 
-    kind: Literal["xid", "aer"]
+    kind: Literal["xid", "aer", "gpu-lost"]
     code: int | None = Field(default=None, ge=0, description="Xid number; null for AER.")
     pci_bus_id: str | None = None
     time: str | None = Field(
