@@ -553,9 +553,11 @@ def catalog_lint(catalog: CatalogOpt = None) -> None:
 
 
 @app.command()
-def version() -> None:
+def version(catalog: CatalogOpt = None, rules: RulesOpt = None) -> None:
     """Print the version of gpuadvisor, its rules and its catalog."""
     typer.echo(f"gpuadvisor {__version__}")
+    typer.echo(f"rules {_rulebase(rules).version}")
+    typer.echo(f"catalog {_catalog(catalog).version}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -228,6 +228,16 @@ def _register_xid_facts() -> None:
 _register_xid_facts()
 
 
+@fact("host.gpu_lost_count", "events")
+def _gpus_lost(s: HostSnapshot) -> FactValue:
+    """GPUs that stopped answering during a live probe (NVML_ERROR_GPU_IS_LOST); None
+    unless a probe watched the GPUs."""
+    watched = "events" in s.provenance or any(e.kind == "gpu-lost" for e in s.events)
+    if not watched:
+        return None
+    return sum(1 for e in s.events if e.kind == "gpu-lost")
+
+
 def _aer(s: HostSnapshot, corrected: bool) -> FactValue:
     scanned = "events" in s.provenance or any(src.kind == "kernel-log" for src in s.sources)
     if not scanned and not s.events:
