@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from gpuadvisor import __version__
@@ -104,6 +105,11 @@ class PairResult:
     score: int
     ranked: tuple[Option, ...]
     eliminated: tuple[Evaluated, ...]
+
+    @cached_property
+    def elimination_counts(self) -> Counter[str]:
+        """How many of this pair's options each constraint rule eliminated."""
+        return Counter(rid for e in self.eliminated for rid in e.eliminated_by)
 
 
 @dataclass(frozen=True)
@@ -271,12 +277,17 @@ def run_core(
 # -- phrasing -----------------------------------------------------------------------
 
 
+# Output models below are built with ``model_construct``: every value comes from
+# validated inputs and the engine itself, and validating them again would cost a third
+# of a decision. ``tests/test_decide.py`` re-validates whole decisions to keep this honest.
+
+
 def _fact_values(rule: Rule, facts: FactSet) -> tuple[FactValue, ...]:
     values = []
     for name in rule.fact_names:
         spec = FACTS_BY_NAME[name]
         values.append(
-            FactValue(
+            FactValue.model_construct(
                 name=name,
                 value=facts.values.get(name),
                 unit=spec.unit,
@@ -323,7 +334,7 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         .replace("  ", " ")
         .replace(" ,", ",")
     )
-    return Pick(
+    return Pick.model_construct(
         sku=sku.id,
         name=sku.name,
         count=option.count,
@@ -425,7 +436,9 @@ def _rejections(core: Core) -> list[Rejected]:
         score = scores[axis][name]
         winner = scores[axis][winners[axis]]
         if not any(p.ranked for p in pairs):
-            counts = Counter(rid for p in pairs for e in p.eliminated for rid in e.eliminated_by)
+            counts: Counter[str] = Counter()
+            for pair in pairs:
+                counts.update(pair.elimination_counts)
             because = tuple(rid for rid, _ in counts.most_common(4))
             reason = "no option of this kind meets every requirement"
         else:
@@ -439,7 +452,7 @@ def _rejections(core: Core) -> list[Rejected]:
                 )
             else:
                 reason = f"scored {score:+d} against {winner:+d} for the chosen {axis}"
-        rejected.append(Rejected(option=name, because=because, reason=reason))
+        rejected.append(Rejected.model_construct(option=name, because=because, reason=reason))
     return rejected
 
 
@@ -450,7 +463,7 @@ def _alternatives(core: Core, ranking: str) -> list[Alternative]:
     ):
         if pair is core.chosen:
             continue
-        counts = Counter(rid for e in pair.eliminated for rid in e.eliminated_by)
+        counts = pair.elimination_counts
         alternatives.append(
             Alternative(
                 shape=pair.shape,
@@ -484,7 +497,7 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
         values = _fact_values(rule, facts)
         if rule.data.effect.fix_first:
             fixes.append(
-                FixFirst(
+                FixFirst.model_construct(
                     rule=rule.id,
                     category=rule.data.category,
                     title=rule.data.title,
@@ -496,7 +509,7 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
             )
             continue
         findings.append(
-            Finding(
+            Finding.model_construct(
                 rule=rule.id,
                 category=rule.data.category,
                 severity=rule.data.severity,
@@ -522,7 +535,7 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
         sample = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         values = _fact_values(rule, facts)
         findings.append(
-            Finding(
+            Finding.model_construct(
                 rule=rule.id,
                 category=rule.data.category,
                 severity=rule.data.severity,
@@ -539,7 +552,7 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
         counts = Counter(rid for e in core.evaluated for rid in e.eliminated_by)
         top = ", ".join(f"{rid} ({n} options)" for rid, n in counts.most_common(5))
         findings.append(
-            Finding(
+            Finding.model_construct(
                 rule="ENGINE-NOFIT-001",
                 category="cost",
                 severity="blocker",
@@ -570,7 +583,7 @@ def _measured(facts: FactSet) -> tuple[FactValue, ...]:
         if value is None or spec.name == "host.evidence_present":
             continue
         values.append(
-            FactValue(
+            FactValue.model_construct(
                 name=spec.name,
                 value=value,
                 unit=spec.unit,

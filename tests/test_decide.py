@@ -223,3 +223,11 @@ max_usd = 6000
         rulebase,
     )
     assert not_ready.recommendation.shape != "multi-gpu-model-parallel"
+
+
+def test_decisions_built_without_validation_still_validate(test_catalog: Catalog, rulebase: RuleBase) -> None:
+    """decide.py builds output models with model_construct; re-validating must agree."""
+    for text in (LATENCY_40, SWEEP, LATENCY_40.replace("= 40", "= 200")):
+        decision = advise_text(text, test_catalog, rulebase)
+        again = Decision.model_validate_json(decision.to_json())
+        assert again.to_json() == decision.to_json()
