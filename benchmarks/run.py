@@ -202,7 +202,11 @@ def main() -> int:
     evidence = [arg for path in EVIDENCE for arg in ("--evidence", path)]
     commands = {
         "baseline: python -c pass": [py, "-c", "pass"],
-        "floor: import pydantic, typer, jinja2": [py, "-c", "import pydantic, typer, jinja2; pydantic.TypeAdapter(int)"],
+        "floor: import pydantic, typer, jinja2": [
+            py,
+            "-c",
+            "import pydantic, typer, jinja2; pydantic.TypeAdapter(int)",
+        ],
         "gpuadvisor --help": [*gpu, "--help"],
         "advise md (profile + 3 evidence)": [*gpu, "advise", PROFILE, *evidence],
         "advise pdf (profile + 3 evidence)": [

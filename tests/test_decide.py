@@ -225,7 +225,9 @@ max_usd = 6000
     assert not_ready.recommendation.shape != "multi-gpu-model-parallel"
 
 
-def test_decisions_built_without_validation_still_validate(test_catalog: Catalog, rulebase: RuleBase) -> None:
+def test_decisions_built_without_validation_still_validate(
+    test_catalog: Catalog, rulebase: RuleBase
+) -> None:
     """decide.py builds output models with model_construct; re-validating must agree."""
     for text in (LATENCY_40, SWEEP, LATENCY_40.replace("= 40", "= 200")):
         decision = advise_text(text, test_catalog, rulebase)
