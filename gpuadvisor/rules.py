@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -30,32 +30,6 @@ from gpuadvisor.textio import load_document, locate_field
 
 RULES_VERSION = "2026.11.1"
 
-CATEGORIES = (
-    "vram",
-    "sync",
-    "topology",
-    "p2p",
-    "pcie",
-    "numa",
-    "cpu",
-    "io",
-    "thermal",
-    "power",
-    "health",
-    "latency",
-    "frame-pacing",
-    "reliability",
-    "ecc",
-    "certification",
-    "display-sync",
-    "virtualization",
-    "lifecycle",
-    "airflow",
-    "cost",
-    "team",
-    "driver",
-    "config",
-)
 Category = Literal[
     "vram",
     "sync",
@@ -82,6 +56,8 @@ Category = Literal[
     "driver",
     "config",
 ]
+#: The contract's fixed vocabulary of rule categories (CONTRACT §4), in its order.
+CATEGORIES: tuple[str, ...] = get_args(Category)
 Severity = Literal["info", "advice", "warning", "blocker"]
 Shape = Literal["single-larger-gpu", "two-independent-jobs", "multi-gpu-model-parallel"]
 GpuClass = Literal["consumer", "professional", "datacenter"]
