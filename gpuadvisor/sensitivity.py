@@ -57,6 +57,19 @@ _FIXED_GRIDS: dict[str, tuple[float, ...]] = {
 
 MAX_TRIALS_PER_DIRECTION = 24
 
+#: Inputs the options or their ranking read directly (see gpuadvisor.options).
+OPTION_INPUTS = (
+    "workload.vram_need_gib",
+    "workload.concurrent_jobs",
+    "workload.kind",
+    "workload.objective",
+    "platform.gpu_count_max",
+    "requirements.lifecycle_years",
+    "requirements.vgpu",
+    "requirements.certified_drivers",
+    "budget.electricity_usd_per_kwh",
+)
+
 
 def _grid(
     name: str, current: float, catalog: Catalog, facts: Mapping[str, Value]
@@ -122,7 +135,14 @@ def sensitivity_of(
                 return value, _describe(trial)
         return None
 
+    # An input no rule reads and the options do not depend on cannot change the answer.
+    read = {
+        n for r in rules.rules for n in (*r.when.names, *(r.require.names if r.require else ()))
+    }
+    read |= set(OPTION_INPUTS)
     for name in NUMERIC_INPUTS:
+        if name not in read:
+            continue
         current = base_facts.get(name)
         if current is None or isinstance(current, (bool, str)):
             continue
@@ -146,6 +166,8 @@ def sensitivity_of(
                     )
                 )
     for name in CHOICE_INPUTS:
+        if name not in read:
+            continue
         current = base_facts.get(name)
         for value in _choices(name, current):
             found = first_flip(name, [value])
