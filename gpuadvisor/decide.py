@@ -19,7 +19,7 @@ Nothing here is I/O; the same inputs always give the same decision.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -60,36 +60,6 @@ from gpuadvisor.rules import CLASSES, SHAPES, GpuClass, Rule, RuleBase, Shape, f
 
 SEVERITY_ORDER = {"blocker": 0, "warning": 1, "advice": 2, "info": 3}
 PICKS_SHOWN = 3
-
-
-class _Layered(Mapping[str, Value]):
-    """Option facts over SKU facts over the decision's facts, without copying."""
-
-    __slots__ = ("_base", "_option", "_sku")
-
-    def __init__(
-        self, option: dict[str, Value], sku: dict[str, Value], base: Mapping[str, Value]
-    ) -> None:
-        self._option, self._sku, self._base = option, sku, base
-
-    def __getitem__(self, name: str) -> Value:
-        if name in self._option:
-            return self._option[name]
-        if name in self._sku:
-            return self._sku[name]
-        return self._base[name]
-
-    def get(self, name: str, default: Value = None) -> Value:  # type: ignore[override]
-        try:
-            return self[name]
-        except KeyError:
-            return default
-
-    def __iter__(self) -> Iterator[str]:
-        yield from {**self._base, **self._sku, **self._option}
-
-    def __len__(self) -> int:
-        return len({**self._base, **self._sku, **self._option})
 
 
 @dataclass(frozen=True)
@@ -187,18 +157,36 @@ class ConstraintMemo:
         known = self._runs.get(run_key)
         if known is not None:
             return known
+        sku_tables = [(rule, table) for rule, table, per_option in tables if not per_option]
+        option_tables = [(rule, table) for rule, table, per_option in tables if per_option]
+        # Constraints that read no option.* fact are judged once per SKU, then shared by
+        # the SKU's options: those failures come first, each group in rule order.
+        sku_failed: dict[str, list[str]] = {}
+        for sku in self.catalog.skus:
+            failed_here: list[str] = []
+            sku_layers: tuple[Mapping[str, Value], ...] | None = None
+            for rule, table in sku_tables:
+                ok = table.get(sku.id)
+                if ok is None:
+                    if sku_layers is None:
+                        sku_layers = ({}, self.sku_facts[sku.id], facts)
+                    assert rule.require is not None
+                    ok = table[sku.id] = rule.require.holds(sku_layers)
+                    self._size += 1
+                if not ok:
+                    failed_here.append(rule.id)
+            sku_failed[sku.id] = failed_here
         evaluated = []
         for option in generate_options(self.catalog.skus, facts):
-            layered: _Layered | None = None
-            failed: list[str] = []
-            for rule, table, per_option in tables:
-                slot = option.key if per_option else option.sku.id
-                ok = table.get(slot)
+            layers: tuple[Mapping[str, Value], ...] | None = None
+            failed = list(sku_failed[option.sku.id])
+            for rule, table in option_tables:
+                ok = table.get(option.key)
                 if ok is None:
-                    if layered is None:
-                        layered = _Layered(option.facts(), self.sku_facts[option.sku.id], facts)
+                    if layers is None:
+                        layers = (option.facts(), self.sku_facts[option.sku.id], facts)
                     assert rule.require is not None
-                    ok = table[slot] = rule.require.holds(layered)
+                    ok = table[option.key] = rule.require.holds(layers)
                     self._size += 1
                 if not ok:
                     failed.append(rule.id)
@@ -490,38 +478,55 @@ def _confidence(core: Core) -> tuple[str, str | None]:
     return "low", f"{runner} scored {core.runner_up.score:+d} against {core.chosen.score:+d}"
 
 
+def _phrase(rule: Rule, core: Core, facts: FactSet) -> FixFirst | Finding:
+    """A fired preference rule as a finding; cached on the rule by every value it shows."""
+    key = tuple(
+        (name, facts.values.get(name), facts.sources.get(name))
+        for name in (*rule.fact_names, *rule.placeholders)
+    )
+    known = rule.phrased.get(key)
+    if isinstance(known, (FixFirst, Finding)):
+        return known
+    values = _fact_values(rule, facts)
+    phrased: FixFirst | Finding
+    if rule.data.effect.fix_first:
+        phrased = FixFirst.model_construct(
+            rule=rule.id,
+            category=rule.data.category,
+            title=rule.data.title,
+            evidence=_evidence_text(values),
+            action=rule.action_text(core.facts),
+            rationale=rule.rationale_text(core.facts),
+            facts=values,
+        )
+    else:
+        phrased = Finding.model_construct(
+            rule=rule.id,
+            category=rule.data.category,
+            severity=rule.data.severity,
+            title=rule.data.title,
+            evidence=_evidence_text(values),
+            rationale=rule.rationale_text(core.facts),
+            action=rule.action_text(core.facts),
+            effect=_effect_text(rule),
+            kind="preference",
+            facts=values,
+        )
+    if len(rule.phrased) > 512:
+        rule.phrased.clear()
+    rule.phrased[key] = phrased
+    return phrased
+
+
 def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]]:
     fixes: list[FixFirst] = []
     findings: list[Finding] = []
     for rule in core.fired:
-        values = _fact_values(rule, facts)
-        if rule.data.effect.fix_first:
-            fixes.append(
-                FixFirst.model_construct(
-                    rule=rule.id,
-                    category=rule.data.category,
-                    title=rule.data.title,
-                    evidence=_evidence_text(values),
-                    action=rule.action_text(core.facts),
-                    rationale=rule.rationale_text(core.facts),
-                    facts=values,
-                )
-            )
-            continue
-        findings.append(
-            Finding.model_construct(
-                rule=rule.id,
-                category=rule.data.category,
-                severity=rule.data.severity,
-                title=rule.data.title,
-                evidence=_evidence_text(values),
-                rationale=rule.rationale_text(core.facts),
-                action=rule.action_text(core.facts),
-                effect=_effect_text(rule),
-                kind="preference",
-                facts=values,
-            )
-        )
+        phrased = _phrase(rule, core, facts)
+        if isinstance(phrased, FixFirst):
+            fixes.append(phrased)
+        else:
+            findings.append(phrased)
     total = len(core.evaluated)
     removed_by: dict[str, list[Evaluated]] = {}
     for e in core.evaluated:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from gpuadvisor.errors import did_you_mean
 
@@ -49,7 +49,13 @@ class FactType:
     choices: tuple[str, ...] | None = None
 
 
-Evaluator = Callable[[Facts], Value]
+#: A compiled (sub)condition: facts in (a mapping, or a tuple of layers), value out.
+Evaluator = Callable[[Any], Value]
+
+#: Where a layered expression finds a fact: the index of the mapping, in the tuple of
+#: mappings it is evaluated on, that holds it. Lets the engine evaluate one condition
+#: over option, SKU and decision facts without merging them into one mapping.
+LayerOf = Callable[[str], int]
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,7 @@ class Expression:
     names: tuple[str, ...]
     evaluate: Evaluator
 
-    def holds(self, facts: Facts) -> bool:
+    def holds(self, facts: Facts | tuple[Facts, ...]) -> bool:
         """True only when the condition is definitely true (unknown counts as no)."""
         return self.evaluate(facts) is True
 
@@ -79,8 +85,14 @@ _CONSTANT_NAMES: dict[str, Value] = {"true": True, "false": False, "null": None}
 _FUNCTIONS = ("known", "min", "max", "abs")
 
 
-def compile_expression(source: str, schema: Mapping[str, FactType]) -> Expression:
-    """Parse, check and compile ``source`` against ``schema`` (fact name -> type)."""
+def compile_expression(
+    source: str, schema: Mapping[str, FactType], layer_of: LayerOf | None = None
+) -> Expression:
+    """Parse, check and compile ``source`` against ``schema`` (fact name -> type).
+
+    With ``layer_of``, the compiled condition is evaluated on a tuple of mappings
+    (``holds((option_facts, sku_facts, facts))``), each fact read from its layer.
+    """
     if len(source) > MAX_EXPRESSION_CHARS:
         raise ExpressionError(f"condition is longer than {MAX_EXPRESSION_CHARS} characters")
     text = " ".join(source.split())
@@ -89,7 +101,7 @@ def compile_expression(source: str, schema: Mapping[str, FactType]) -> Expressio
     except SyntaxError as exc:
         raise ExpressionError(f"syntax error at column {exc.offset}: {exc.msg}") from None
     names: list[str] = []
-    checker = _Checker(schema, names)
+    checker = _Checker(schema, names, layer_of)
     typed = checker.visit(tree.body)
     if typed.type != "bool":
         raise ExpressionError(f"a condition must be true or false, this is a {typed.type}")
@@ -112,9 +124,12 @@ def _const(value: Value) -> Evaluator:
 
 
 class _Checker:
-    def __init__(self, schema: Mapping[str, FactType], names: list[str]) -> None:
+    def __init__(
+        self, schema: Mapping[str, FactType], names: list[str], layer_of: LayerOf | None = None
+    ) -> None:
         self.schema = schema
         self.names = names
+        self.layer_of = layer_of
 
     def visit(self, node: ast.expr) -> _Typed:
         if isinstance(node, ast.BoolOp):
@@ -160,6 +175,15 @@ class _Checker:
         if spec is None:
             raise ExpressionError(f"unknown fact '{name}'", did_you_mean(name, self.schema) or None)
         self.names.append(name)
+
+        if self.layer_of is not None:
+            layer = self.layer_of(name)
+
+            def fetch_layer(layers: Any, _name: str = name, _layer: int = layer) -> Value:
+                value: Value = layers[_layer].get(_name)
+                return value
+
+            return _Typed(spec.type, fetch_layer, spec.choices)
 
         def fetch(facts: Facts, _name: str = name) -> Value:
             return facts.get(_name)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from gpuadvisor.catalog import Sku
 from gpuadvisor.expr import Value
@@ -60,17 +59,24 @@ ASSUMPTIONS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
 class Option:
-    shape: Shape
-    sku: Sku
-    count: int
-    vram_per_job_gib: float
-    jobs_served: int
-    key: str = ""
+    """One purchase: a shape, a SKU and how many cards. Immutable by convention; a plain
+    class with slots because the engine makes over a hundred per decision."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "key", f"{self.shape}:{self.sku.id}:{self.count}")
+    __slots__ = ("count", "jobs_served", "key", "shape", "sku", "vram_per_job_gib")
+
+    def __init__(
+        self, shape: Shape, sku: Sku, count: int, vram_per_job_gib: float, jobs_served: int
+    ) -> None:
+        self.shape = shape
+        self.sku = sku
+        self.count = count
+        self.vram_per_job_gib = vram_per_job_gib
+        self.jobs_served = jobs_served
+        self.key = f"{shape}:{sku.id}:{count}"
+
+    def __repr__(self) -> str:
+        return f"Option({self.key}, serves {self.jobs_served})"
 
     @property
     def total_price_usd(self) -> float:

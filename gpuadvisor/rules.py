@@ -133,6 +133,12 @@ class Rule:
     id: str = field(init=False)
     #: Decision-wide facts the ``require`` condition reads (not sku.* / option.*).
     require_reads: tuple[str, ...] = field(init=False)
+    #: Facts named by ``{placeholders}`` in the rationale and the action.
+    placeholders: tuple[str, ...] = field(init=False)
+    #: Findings already phrased for this rule, by the fact values they show (bounded).
+    phrased: dict[tuple[object, ...], object] = field(
+        init=False, default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", self.data.id)
@@ -140,6 +146,8 @@ class Rule:
         if self.require is not None:
             reads = tuple(n for n in self.require.names if FACTS_BY_NAME[n].scope == "global")
         object.__setattr__(self, "require_reads", reads)
+        texts = self.data.rationale + self.data.action
+        object.__setattr__(self, "placeholders", tuple(dict.fromkeys(_PLACEHOLDER.findall(texts))))
 
     @property
     def is_constraint(self) -> bool:
@@ -202,6 +210,18 @@ class RuleBase:
         return tuple(r for r in self.rules if not r.is_constraint)
 
 
+#: Layers a ``require`` condition reads: (option facts, SKU facts, decision facts).
+OPTION_LAYER, SKU_LAYER, DECISION_LAYER = 0, 1, 2
+
+
+def option_layer(name: str) -> int:
+    if name.startswith("option."):
+        return OPTION_LAYER
+    if name.startswith("sku."):
+        return SKU_LAYER
+    return DECISION_LAYER
+
+
 def _compile(rule: RuleData, path: Path, text: str) -> Rule:
     def fail(key: str, exc: ExpressionError) -> InputError:
         return InputError(
@@ -219,7 +239,7 @@ def _compile(rule: RuleData, path: Path, text: str) -> Rule:
     require = None
     if rule.require is not None:
         try:
-            require = compile_expression(rule.require, schema_for("option"))
+            require = compile_expression(rule.require, schema_for("option"), option_layer)
         except ExpressionError as exc:
             raise fail("require", exc) from None
     for key in ("action", "rationale"):
@@ -381,7 +401,7 @@ def rule_fires(rule: Rule, facts: Mapping[str, Value]) -> bool:
         return False
     if rule.require is None:
         return True
-    return not rule.require.holds(facts)
+    return not rule.require.holds((facts, facts, facts))
 
 
 def run_example(rule: Rule, example: Example) -> ExampleResult:
@@ -392,7 +412,7 @@ def run_example(rule: Rule, example: Example) -> ExampleResult:
     when_value = rule.when.evaluate(facts)
     detail = f"when = {format_value(when_value)}"
     if rule.require is not None:
-        detail += f", require = {format_value(rule.require.evaluate(facts))}"
+        detail += f", require = {format_value(rule.require.evaluate((facts, facts, facts)))}"
     return ExampleResult(rule.id, example.name, example.expect, passed, detail)
 
 
