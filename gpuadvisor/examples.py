@@ -6,12 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, get_args, get_origin
 
-import tomllib
 from pydantic.fields import FieldInfo
 
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.profile import PROFILE_SCHEMA, SECTIONS, Profile
 from gpuadvisor.resources import data_dir
+from gpuadvisor.textio import parse_toml
 
 #: Values shown for the three fields that have no default.
 _REQUIRED_PLACEHOLDERS = {
@@ -128,8 +128,8 @@ def _folder() -> Path:
 def list_examples() -> list[tuple[str, str]]:
     found = []
     for path in sorted(_folder().glob("*.toml")):
-        with path.open("rb") as handle:
-            title = tomllib.load(handle).get("meta", {}).get("title", "")
+        meta = parse_toml(path.read_text(encoding="utf-8"), str(path)).get("meta", {})
+        title = meta.get("title", "") if isinstance(meta, dict) else ""
         found.append((path.stem, str(title)))
     return found
 
