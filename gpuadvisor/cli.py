@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import math
 import os
 import sys
 import traceback
@@ -77,6 +78,23 @@ def _emit(text: str | bytes, output: Path | None) -> None:
 
     atomic_write(output, text)
     typer.echo(f"wrote {output}", err=True)
+
+
+def _not_an_input(output: Path | None, inputs: list[Path]) -> None:
+    """Refuse ``-o`` naming one of the command's own inputs: the run would replace the
+    file it read (a profile overwritten by its report) and the input would be lost."""
+    if output is None or not output.exists():
+        return
+    for path in inputs:
+        if path.exists() and os.path.samefile(output, path):
+            raise InputError(
+                f"the output would overwrite the input {path}", file=str(output), field="-o"
+            )
+
+
+def _finite(value: float | None, option: str) -> None:
+    if value is not None and not math.isfinite(value):
+        raise InputError(f"must be a finite number, got {value}", field=option)
 
 
 # -- init ---------------------------------------------------------------------------
@@ -226,6 +244,7 @@ def advise(
 
     if fmt is ReportFormat.pdf and output is None:
         raise InputError("PDF output needs a file: add -o FILE.pdf", field="--format pdf")
+    _not_an_input(output, [profile, *(evidence or [])])
 
     decision = run_advise(
         profile,
@@ -250,6 +269,7 @@ def import_(
     """Read captured tool outputs of one host into a gpuadvisor/host/v1 JSON snapshot."""
     from gpuadvisor.evidence import dump_snapshot, load_evidence
 
+    _not_an_input(output, files)
     _emit(dump_snapshot(load_evidence(files)), output)
 
 
@@ -348,6 +368,8 @@ def rules_lint(
     from gpuadvisor.rules import lint_rules, load_rules
 
     base = load_rules(base=folder)
+    if not base.rules:
+        raise InputError("no rule files (*.toml) in this folder", file=str(folder))
     problems = lint_rules(base)
     for problem in problems:
         typer.echo(problem, err=True)
@@ -426,6 +448,13 @@ def catalog_list(
         raise InputError(
             f"unknown cooling {cooling!r}", field="--cooling", hint="blower, open-air, passive"
         )
+    for value, option in (
+        (min_vram, "--min-vram"),
+        (max_slots, "--max-slots"),
+        (max_power, "--max-power"),
+        (max_price, "--max-price"),
+    ):
+        _finite(value, option)
     wanted = SkuFilter(
         segment=segment,
         min_vram_gib=min_vram,

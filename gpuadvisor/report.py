@@ -57,8 +57,13 @@ def report_date() -> str | None:
     try:
         stamp = int(epoch)
     except ValueError:
-        raise InputError(f"SOURCE_DATE_EPOCH must be an integer, got {epoch!r}") from None
-    return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc).date().isoformat()
+        raise InputError(f"SOURCE_DATE_EPOCH must be an integer, got {epoch[:40]!r}") from None
+    try:
+        return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc).date().isoformat()
+    except (ValueError, OverflowError, OSError):
+        raise InputError(
+            f"SOURCE_DATE_EPOCH is not a date: {epoch[:40]!r} seconds since 1970"
+        ) from None
 
 
 @overload
