@@ -35,6 +35,15 @@ from gpuadvisor.evidence import (
     smi_xml,
     topo,
 )
+from gpuadvisor.evidence._limits import (
+    MAX_GPUS,
+    PARSE_SECONDS,
+    BadValue,
+    ParseTimeout,
+    TooMany,
+    line_of,
+    time_limit,
+)
 from gpuadvisor.evidence._values import strip_ansi
 from gpuadvisor.evidence.merge import merge
 from gpuadvisor.host import EvidenceKind, HostSnapshot, Source
@@ -152,8 +161,46 @@ def detect(text: str, name: str | None = None) -> EvidenceKind:
 
 def parse_text(text: str, name: str) -> HostSnapshot:
     """The partial snapshot one file's text describes."""
-    text = _normalise(text)
-    return _parse_as(detect(text, name), text, name)
+    return _read(_normalise(text), name)[1]
+
+
+def _read(text: str, name: str) -> tuple[EvidenceKind, HostSnapshot]:
+    """Detect and parse one file's text within the limits of :mod:`._limits`."""
+    kind: EvidenceKind | None = None
+    try:
+        with time_limit():
+            kind = detect(text, name)
+            snapshot = _parse_as(kind, text, name)
+    except ParseTimeout as exc:
+        raise InputError(
+            f"{kind or 'evidence'}: reading this file took longer than {PARSE_SECONDS:g} s, "
+            "the limit for one file",
+            file=name,
+            line=exc.line,
+            hint="give the capture of one host, cut to the part that matters",
+        ) from None
+    except TooMany as exc:
+        raise InputError(f"{kind or 'evidence'}: {exc.message}", file=name, line=exc.line) from None
+    except BadValue as exc:
+        raise InputError(
+            f"{kind or 'evidence'}: value {exc.token!r} {exc.problem}",
+            file=name,
+            line=line_of(text, exc.token),
+        ) from None
+    _check_gpu_count(len(snapshot.gpus), name)
+    return kind, snapshot
+
+
+_ONE_HOST = "give the captures of one host (gpuadvisor advises on one host at a time)"
+
+
+def _check_gpu_count(count: int, name: str) -> None:
+    if count > MAX_GPUS:
+        raise InputError(
+            f"{count} GPUs in one host; gpuadvisor reads at most {MAX_GPUS}",
+            file=name,
+            hint=_ONE_HOST,
+        )
 
 
 def _parse_as(kind: EvidenceKind, text: str, name: str) -> HostSnapshot:
@@ -174,11 +221,18 @@ def load_evidence(paths: Sequence[Path]) -> HostSnapshot:
     for path in paths:
         name = str(path)
         data = read_bytes(path)
-        text = _normalise(decode_text(data, name))
-        kind = detect(text, name)
+        kind, snapshot = _read(_normalise(decode_text(data, name)), name)
         source = Source(file=name, kind=kind, sha256=hashlib.sha256(data).hexdigest())
-        parts.append((source, _parse_as(kind, text, name)))
-    return merge(parts)
+        parts.append((source, snapshot))
+    try:
+        with time_limit():
+            return merge(parts)
+    except TooMany as exc:
+        raise InputError(exc.message, hint=_ONE_HOST) from None
+    except ParseTimeout:
+        raise InputError(
+            f"merging the evidence files took longer than {PARSE_SECONDS:g} s", hint=_ONE_HOST
+        ) from None
 
 
 def dump_snapshot(snapshot: HostSnapshot) -> str:
