@@ -75,6 +75,10 @@ AerSeverity = Literal["corrected", "uncorrected-nonfatal", "uncorrected-fatal"]
 #: ints are unbounded, so without this a host/v1 file could carry a 4000-digit "index"
 #: that every later float() or sum chokes on.
 MAX_WHOLE = 2**64 - 1
+#: Largest magnitude of a measured decimal value, in any field's unit (W, MHz, KB/s, s,
+#: ms, %): 1e12 is beyond every real reading, and keeps sums and means of a series of
+#: them finite (1e308 twice overflows).
+MAX_MEASURE = 1e12
 
 
 class _Model(BaseModel):
@@ -89,6 +93,8 @@ class _Model(BaseModel):
         for item in items:
             if isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_WHOLE:
                 raise ValueError(f"a whole number larger than {MAX_WHOLE} is not a measurement")
+            if isinstance(item, float) and abs(item) > MAX_MEASURE:
+                raise ValueError(f"{item:g} is beyond any real measurement (limit {MAX_MEASURE:g})")
         return value
 
 
