@@ -64,7 +64,11 @@ class Workload(_Section):
     )
     interactive: bool = Field(False, description="People wait on each result.")
     vram_need_gib: float = Field(
-        gt=0, le=4096, description="Peak GPU memory of ONE job or model instance, in GiB."
+        # 0.01 GiB (10 MiB) is the smallest need that means anything; below it, cards
+        # per job divide by almost nothing (5e-324 GiB made the packing count infinite).
+        ge=0.01,
+        le=4096,
+        description="Peak GPU memory of ONE job or model instance, in GiB.",
     )
     concurrent_jobs: int = Field(
         1, ge=1, le=1024, description="Independent jobs wanted at the same time."
