@@ -267,7 +267,7 @@ def test_answers_accept_choice_numbers_units_and_thousands_separators() -> None:
 @pytest.mark.parametrize(
     ("field", "bad", "explained"),
     [
-        ("workload.vram_need_gib", "-4", "greater than 0"),
+        ("workload.vram_need_gib", "-4", "greater than or equal to 0.01"),
         ("workload.vram_need_gib", "lots", "answer with a number"),
         ("workload.vram_need_gib", "1e999", "finite"),
         ("workload.concurrent_jobs", "2.5", "whole number"),
