@@ -495,6 +495,8 @@ def _explain(path: str, exc: ValidationError) -> str:
         return f"{text}; {hint}" if hint else text
     if kind == "bool_parsing":
         return "answer yes or no"
+    if kind == "string_unicode":
+        return "the answer is not valid UTF-8 text"
     if kind in ("int_parsing", "int_from_float"):
         return "answer with a whole number, like 2"
     if kind == "float_parsing":

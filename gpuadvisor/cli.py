@@ -8,6 +8,7 @@ result. :func:`main` maps the error family to exit codes in one place:
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import json
@@ -71,6 +72,8 @@ OutputOpt = Annotated[
 def _emit(text: str | bytes, output: Path | None) -> None:
     if output is None:
         assert isinstance(text, str), "binary output needs -o"
+        if sys.stdout is None:  # started with stdout closed (`gpuadvisor ... >&-`)
+            raise InputError("standard output is closed; give -o FILE", field="-o")
         sys.stdout.write(text)
         sys.stdout.flush()
         return
@@ -133,6 +136,12 @@ class _StdioDialogue:
 
     def __init__(self) -> None:
         self._echo = not sys.stdin.isatty()
+        # Bytes that are not UTF-8 become an answer that is refused and asked again,
+        # rather than a UnicodeDecodeError out of readline().
+        reconfigure = getattr(sys.stdin, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="surrogateescape")
 
     def say(self, text: str) -> None:
         typer.echo(text, err=True)
