@@ -146,9 +146,9 @@ class ReportSandbox(ImmutableSandboxedEnvironment):
 
     intercepted_binops = frozenset({"*", "**", "%"})
 
-    def __init__(self, *args: Any, seconds: float = TEMPLATE_SECONDS, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, seconds: float | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._deadline = time.monotonic() + seconds
+        self._deadline = time.monotonic() + (TEMPLATE_SECONDS if seconds is None else seconds)
         self._steps = 0
         for name in ("lipsum", "namespace"):
             self.globals.pop(name, None)
