@@ -10,10 +10,11 @@ import contextlib
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from gpuadvisor.errors import InputError
 
@@ -34,7 +35,7 @@ def read_bytes(path: Path, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     try:
         if path.is_dir():
             raise InputError("is a directory, expected a file", file=name)
-        with path.open("rb") as handle:
+        with _open(path, os.O_RDONLY, "rb") as handle:
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
         raise InputError("file not found", file=name) from None
@@ -50,6 +51,28 @@ def read_bytes(path: Path, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
             file=name,
         )
     return data
+
+
+def _open(path: Path, flags: int, mode: str) -> IO[bytes]:
+    """``path.open(mode)``, except that a named pipe is opened without waiting.
+
+    Opening a FIFO blocks until the other end opens it: a capture bundle holding a FIFO
+    named like a log file would hang the tool. Opened non-blocking, reading a pipe no
+    one writes to ends at once (an empty file), writing one no one reads fails at once;
+    a pipe that is in use (``/dev/stdin`` from a shell) then reads or writes as usual.
+    """
+    if hasattr(os, "O_NONBLOCK") and _is_fifo(path):
+        descriptor = os.open(path, flags | os.O_NONBLOCK)
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, mode)
+    return path.open(mode)
+
+
+def _is_fifo(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def decode_text(data: bytes, name: str) -> str:
@@ -311,7 +334,7 @@ def _new_file_mode() -> int:
 
 def _write_through(path: Path, payload: bytes, name: str) -> None:
     try:
-        with path.open("wb") as stream:
+        with _open(path, os.O_WRONLY, "wb") as stream:
             stream.write(payload)
     except OSError as exc:
         raise InputError(f"cannot write output: {exc.strerror or exc}", file=name) from None
