@@ -84,9 +84,14 @@ def _emit(text: str | bytes, output: Path | None) -> None:
 
 
 def _not_an_input(output: Path | None, inputs: list[Path]) -> None:
-    """Refuse ``-o`` naming one of the command's own inputs: the run would replace the
-    file it read (a profile overwritten by its report) and the input would be lost."""
-    if output is None or not output.exists():
+    """Check ``-o`` before the work: a folder that cannot take the file, or one of the
+    command's own inputs (the run would replace the profile it read with its report)."""
+    if output is None:
+        return
+    from gpuadvisor.textio import check_output_path
+
+    check_output_path(output)
+    if not output.exists():
         return
     for path in inputs:
         if path.exists() and os.path.samefile(output, path):
@@ -188,6 +193,7 @@ def ask(
         raise InputError("--format only applies together with --advise", field="--format")
     document: dict[str, Any] | None = None
     text: str | None = None
+    _not_an_input(output, [])
     if start is not None:
         from gpuadvisor.textio import load_document
 

@@ -39,6 +39,8 @@ def read_bytes(path: Path, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
         raise InputError("file not found", file=name) from None
+    except NotADirectoryError:
+        raise InputError("file not found (a part of the path is a file)", file=name) from None
     except PermissionError:
         raise InputError("permission denied", file=name) from None
     except IsADirectoryError:
@@ -291,17 +293,11 @@ def atomic_write(path: Path, data: bytes | str) -> None:
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     name = str(path)
-    if path.is_dir():
-        raise InputError("output path is a directory", file=name)
-    if path.exists() and not path.is_file():
+    target = check_output_path(path)
+    if target is None:
         _write_through(path, payload, name)
         return
-    target = path.resolve() if path.is_symlink() else path
-    folder = target.parent if str(target.parent) else Path()
-    if not folder.exists():
-        raise InputError(f"output folder does not exist: {folder}", file=name)
-    if not folder.is_dir():
-        raise InputError(f"output folder is not a folder: {folder}", file=name)
+    folder = target.parent
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -323,6 +319,27 @@ def atomic_write(path: Path, data: bytes | str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def check_output_path(path: Path) -> Path | None:
+    """Where :func:`atomic_write` will put ``path``, refused early when it cannot be
+    written (so ``ask`` does not find out after the last question).
+
+    None for a target that is written through (not a regular file); otherwise the
+    regular file to replace, with symbolic links followed.
+    """
+    name = str(path)
+    if path.is_dir():
+        raise InputError("output path is a directory", file=name)
+    if path.exists() and not path.is_file():
+        return None
+    target = path.resolve() if path.is_symlink() else path
+    folder = target.parent
+    if not folder.exists():
+        raise InputError(f"output folder does not exist: {folder}", file=name)
+    if not folder.is_dir():
+        raise InputError(f"output folder is not a folder: {folder}", file=name)
+    return target
 
 
 def _new_file_mode() -> int:
