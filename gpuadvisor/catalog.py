@@ -161,7 +161,8 @@ def _validate(data: dict[str, Any], path: Path, text: str, *, patch: bool = Fals
     try:
         sku = Sku.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        # A misspelt key also leaves its field missing: report the misspelling first.
+        first = min(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
         loc = tuple(first["loc"])
         message = first["msg"]
         hint = None

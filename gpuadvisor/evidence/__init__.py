@@ -183,7 +183,7 @@ def _read(text: str, name: str) -> tuple[EvidenceKind, HostSnapshot]:
         raise InputError(f"{kind or 'evidence'}: {exc.message}", file=name, line=exc.line) from None
     except BadValue as exc:
         raise InputError(
-            f"{kind or 'evidence'}: value {exc.token!r} {exc.problem}",
+            f"{kind or 'evidence'}: value {exc.shown} {exc.problem}",
             file=name,
             line=line_of(text, exc.token),
         ) from None

@@ -69,6 +69,11 @@ class BadValue(ValueError):
         self.token = token
         self.problem = problem
 
+    @property
+    def shown(self) -> str:
+        """The value as a message quotes it: a 5000-digit number is cut short."""
+        return repr(self.token if len(self.token) <= 40 else self.token[:36] + "...")
+
 
 @dataclass
 class _Clock:

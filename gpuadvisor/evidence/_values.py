@@ -33,6 +33,8 @@ _MISSING = {
 #: The whole number is read or nothing is: "1e400" is not 1, "1,024" is not 1, and
 #: "12.5.6" is not 12.5 (those are None, or an error when the number is not finite).
 _NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?![\d.,])")
+#: Spellings of values no measurement has; nvidia-smi prints none of them.
+_NOT_FINITE = frozenset({"nan", "inf", "infinity"})
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -60,6 +62,8 @@ def number(value: str | None) -> float | None:
         return None
     match = _NUMBER.match(text)
     if match is None:
+        if text.lower().lstrip("+-") in _NOT_FINITE:
+            raise BadValue(text, "is not a finite number")
         return None
     result = float(match.group(0))
     if not math.isfinite(result):

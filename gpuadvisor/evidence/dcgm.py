@@ -110,7 +110,7 @@ def parse(text: str, name: str) -> HostSnapshot:
             scrape.add(metric, labels, value)
         except BadValue as exc:
             raise InputError(
-                f"dcgm-prom: {exc.token} {exc.problem}", file=name, field=metric
+                f"dcgm-prom: {exc.shown} {exc.problem}", file=name, field=metric
             ) from None
     return scrape.snapshot()
 
