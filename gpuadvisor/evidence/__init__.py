@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import (
+    _limits,
     dcgm,
     dmon,
     host_json,
@@ -37,7 +38,6 @@ from gpuadvisor.evidence import (
 )
 from gpuadvisor.evidence._limits import (
     MAX_GPUS,
-    PARSE_SECONDS,
     BadValue,
     ParseTimeout,
     TooMany,
@@ -173,7 +173,8 @@ def _read(text: str, name: str) -> tuple[EvidenceKind, HostSnapshot]:
             snapshot = _parse_as(kind, text, name)
     except ParseTimeout as exc:
         raise InputError(
-            f"{kind or 'evidence'}: reading this file took longer than {PARSE_SECONDS:g} s, "
+            f"{kind or 'evidence'}: reading this file took longer than "
+            f"{_limits.PARSE_SECONDS:g} s, "
             "the limit for one file",
             file=name,
             line=exc.line,
@@ -231,7 +232,8 @@ def load_evidence(paths: Sequence[Path]) -> HostSnapshot:
         raise InputError(exc.message, hint=_ONE_HOST) from None
     except ParseTimeout:
         raise InputError(
-            f"merging the evidence files took longer than {PARSE_SECONDS:g} s", hint=_ONE_HOST
+            f"merging the evidence files took longer than {_limits.PARSE_SECONDS:g} s",
+            hint=_ONE_HOST,
         ) from None
 
 
