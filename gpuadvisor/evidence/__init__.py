@@ -49,7 +49,15 @@ from gpuadvisor.evidence.merge import merge
 from gpuadvisor.host import EvidenceKind, HostSnapshot, Source
 from gpuadvisor.textio import decode_text, read_bytes
 
-__all__ = ["FORMATS", "Format", "detect", "dump_snapshot", "load_evidence", "parse_text"]
+__all__ = [
+    "FORMATS",
+    "Format",
+    "detect",
+    "dump_snapshot",
+    "load_evidence",
+    "parse_as",
+    "parse_text",
+]
 
 
 @dataclass(frozen=True)
@@ -164,12 +172,20 @@ def parse_text(text: str, name: str) -> HostSnapshot:
     return _read(_normalise(text), name)[1]
 
 
-def _read(text: str, name: str) -> tuple[EvidenceKind, HostSnapshot]:
+def parse_as(kind: EvidenceKind, text: str, name: str) -> HostSnapshot:
+    """``text`` read as ``kind`` without detection (the fuzz tests drive each parser
+    with text detection would give to another), within the same limits."""
+    return _read(_normalise(text), name, kind)[1]
+
+
+def _read(
+    text: str, name: str, kind: EvidenceKind | None = None
+) -> tuple[EvidenceKind, HostSnapshot]:
     """Detect and parse one file's text within the limits of :mod:`._limits`."""
-    kind: EvidenceKind | None = None
     try:
         with time_limit():
-            kind = detect(text, name)
+            if kind is None:
+                kind = detect(text, name)
             snapshot = _parse_as(kind, text, name)
     except ParseTimeout as exc:
         raise InputError(
