@@ -65,7 +65,7 @@ CONDITIONS: dict[str, str] = {
 
 
 @pytest.mark.parametrize("case", CONDITIONS)
-@pytest.mark.parametrize("command", ["advise --rules", "rules lint DIR", "rules test --rules"])
+@pytest.mark.parametrize("command", ["advise --rules", "rules lint DIR"])
 def test_conditions_cannot_run_code(cli: Cli, inputs: Inputs, command: str, case: str) -> None:
     condition = CONDITIONS[case].replace("\\", "\\\\").replace('"', '\\"')
     text = RULE.replace('when = "', f'when = "{condition} and ', 1)
