@@ -470,10 +470,17 @@ def _adapter(path: str) -> TypeAdapter[Any]:
     return TypeAdapter(kind, config=ConfigDict(allow_inf_nan=allow_inf_nan))
 
 
-def check_value(path: str, raw: Any) -> Any:
-    """The validated value of ``raw`` for field ``path``, or ValueError in plain words."""
+def check_value(path: str, raw: Any, *, strict: bool = False) -> Any:
+    """The validated value of ``raw`` for field ``path``, or ValueError in plain words.
+
+    ``strict`` is for values read from a profile file, which are typed (TOML, JSON) and
+    checked as ``advise`` checks them: ``"20"`` is not a number there. Typed answers
+    are text and are converted.
+    """
+    if strict and isinstance(raw, list):
+        raw = tuple(raw)
     try:
-        return _adapter(path).validate_python(raw)
+        return _adapter(path).validate_python(raw, strict=strict)
     except ValidationError as exc:
         raise ValueError(_explain(path, exc)) from None
 
@@ -488,6 +495,8 @@ def _explain(path: str, exc: ValidationError) -> str:
         return f"{text}; {hint}" if hint else text
     if kind == "bool_parsing":
         return "answer yes or no"
+    if kind == "string_unicode":
+        return "the answer is not valid UTF-8 text"
     if kind in ("int_parsing", "int_from_float"):
         return "answer with a whole number, like 2"
     if kind == "float_parsing":
@@ -716,7 +725,7 @@ def starting_answers(
                     hint=did_you_mean(field, fields),
                 )
             try:
-                stated[path] = check_value(path, raw)
+                stated[path] = check_value(path, raw, strict=True)
             except ValueError as exc:
                 notes.append(f"{name}: {path}: not accepted ({exc}); it is asked again.")
     return stated, notes

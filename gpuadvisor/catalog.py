@@ -159,11 +159,12 @@ def _read_entry(path: Path) -> tuple[dict[str, Any], str]:
     return load_document(path)
 
 
-def _validate(data: dict[str, Any], path: Path, text: str) -> Sku:
+def _validate(data: dict[str, Any], path: Path, text: str, *, patch: bool = False) -> Sku:
     try:
         sku = Sku.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        # A misspelt key also leaves its field missing: report the misspelling first.
+        first = min(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
         loc = tuple(first["loc"])
         message = first["msg"]
         hint = None
@@ -177,7 +178,7 @@ def _validate(data: dict[str, Any], path: Path, text: str) -> Sku:
             field=".".join(str(p) for p in loc) or None,
             hint=hint,
         ) from None
-    if sku.id != path.stem:
+    if not patch and sku.id != path.stem:
         raise InputError(
             f"id {sku.id!r} differs from the file name; name the file {sku.id}.toml",
             file=str(path),
@@ -242,12 +243,21 @@ def load_catalog(overlays: Sequence[Path] = (), base: Path | None = None) -> Cat
 def _apply_overlay(by_id: dict[str, Sku], folder: Path) -> None:
     for path in _entries(folder):
         data, text = _read_entry(path)
-        if data.get("patch") is True:
+        patch = data.get("patch", False)
+        if not isinstance(patch, bool):
+            raise InputError(
+                f"patch must be true or false, got {patch!r}",
+                file=str(path),
+                line=locate_field(text, ("patch",)),
+                field="patch",
+            )
+        if patch:
             sku_id = data.get("id")
             if not isinstance(sku_id, str) or sku_id not in by_id:
                 raise InputError(
                     f"patch for unknown SKU id {sku_id!r}",
                     file=str(path),
+                    line=locate_field(text, ("id",)),
                     field="id",
                     hint=did_you_mean(str(sku_id), by_id),
                 )
@@ -264,8 +274,9 @@ def _apply_overlay(by_id: dict[str, Sku], folder: Path) -> None:
             merged = by_id[sku_id].model_dump() | changes
             if "price_usd" in changes and "price_kind" not in changes:
                 merged["price_kind"] = "negotiated"
-            by_id[sku_id] = _validate(merged, path.with_name(f"{sku_id}.toml"), text)
+            by_id[sku_id] = _validate(merged, path, text, patch=True)
         else:
+            data = {k: v for k, v in data.items() if k != "patch"}
             sku = _validate(data, path, text)
             by_id[sku.id] = sku
 

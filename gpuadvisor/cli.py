@@ -8,9 +8,11 @@ result. :func:`main` maps the error family to exit codes in one place:
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import json
+import math
 import os
 import sys
 import traceback
@@ -75,6 +77,8 @@ OutputOpt = Annotated[
 def _emit(text: str | bytes, output: Path | None) -> None:
     if output is None:
         assert isinstance(text, str), "binary output needs -o"
+        if sys.stdout is None:  # started with stdout closed (`gpuadvisor ... >&-`)
+            raise InputError("standard output is closed; give -o FILE", field="-o")
         sys.stdout.write(text)
         sys.stdout.flush()
         return
@@ -82,6 +86,28 @@ def _emit(text: str | bytes, output: Path | None) -> None:
 
     atomic_write(output, text)
     typer.echo(f"wrote {output}", err=True)
+
+
+def _not_an_input(output: Path | None, inputs: list[Path]) -> None:
+    """Check ``-o`` before the work: a folder that cannot take the file, or one of the
+    command's own inputs (the run would replace the profile it read with its report)."""
+    if output is None:
+        return
+    from gpuadvisor.textio import check_output_path
+
+    check_output_path(output)
+    if not output.exists():
+        return
+    for path in inputs:
+        if path.exists() and os.path.samefile(output, path):
+            raise InputError(
+                f"the output would overwrite the input {path}", file=str(output), field="-o"
+            )
+
+
+def _finite(value: float | None, option: str) -> None:
+    if value is not None and not math.isfinite(value):
+        raise InputError(f"must be a finite number, got {value}", field=option)
 
 
 # -- init ---------------------------------------------------------------------------
@@ -120,6 +146,12 @@ class _StdioDialogue:
 
     def __init__(self) -> None:
         self._echo = not sys.stdin.isatty()
+        # Bytes that are not UTF-8 become an answer that is refused and asked again,
+        # rather than a UnicodeDecodeError out of readline().
+        reconfigure = getattr(sys.stdin, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="surrogateescape")
 
     def say(self, text: str) -> None:
         typer.echo(text, err=True)
@@ -166,6 +198,7 @@ def ask(
         raise InputError("--format only applies together with --advise", field="--format")
     document: dict[str, Any] | None = None
     text: str | None = None
+    _not_an_input(output, [])
     if start is not None:
         from gpuadvisor.textio import load_document
 
@@ -231,6 +264,7 @@ def advise(
 
     if fmt is ReportFormat.pdf and output is None:
         raise InputError("PDF output needs a file: add -o FILE.pdf", field="--format pdf")
+    _not_an_input(output, [profile, *(evidence or [])])
 
     decision = run_advise(
         profile,
@@ -319,6 +353,7 @@ def import_(
     """Read captured tool outputs of one host into a gpuadvisor/host/v1 JSON snapshot."""
     from gpuadvisor.evidence import dump_snapshot, load_evidence
 
+    _not_an_input(output, files)
     _emit(dump_snapshot(load_evidence(files)), output)
 
 
@@ -417,6 +452,8 @@ def rules_lint(
     from gpuadvisor.rules import lint_rules, load_rules
 
     base = load_rules(base=folder)
+    if not base.rules:
+        raise InputError("no rule files (*.toml) in this folder", file=str(folder))
     problems = lint_rules(base)
     for problem in problems:
         typer.echo(problem, err=True)
@@ -495,6 +532,13 @@ def catalog_list(
         raise InputError(
             f"unknown cooling {cooling!r}", field="--cooling", hint="blower, open-air, passive"
         )
+    for value, option in (
+        (min_vram, "--min-vram"),
+        (max_slots, "--max-slots"),
+        (max_power, "--max-power"),
+        (max_price, "--max-price"),
+    ):
+        _finite(value, option)
     wanted = SkuFilter(
         segment=segment,
         min_vram_gib=min_vram,

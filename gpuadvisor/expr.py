@@ -30,6 +30,10 @@ Facts = Mapping[str, Value]
 ValueType = Literal["number", "bool", "string", "list"]
 
 MAX_EXPRESSION_CHARS = 2000
+#: Deepest syntax tree accepted (the bundled rules need 8). Checking, compiling and
+#: evaluating all recurse over the tree, so a limit far below Python's recursion limit
+#: turns ``1+1+...+1`` or ``not not ... x`` into a clear error instead of a crash.
+MAX_EXPRESSION_DEPTH = 40
 
 
 class ExpressionError(ValueError):
@@ -100,12 +104,32 @@ def compile_expression(
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(f"syntax error at column {exc.offset}: {exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise ExpressionError("condition is nested too deeply") from None
+    if _depth(tree) > MAX_EXPRESSION_DEPTH:
+        raise ExpressionError(
+            f"condition is nested more than {MAX_EXPRESSION_DEPTH} levels deep; "
+            "split it or simplify it"
+        )
     names: list[str] = []
     checker = _Checker(schema, names, layer_of)
     typed = checker.visit(tree.body)
     if typed.type != "bool":
         raise ExpressionError(f"a condition must be true or false, this is a {typed.type}")
     return Expression(source=source, names=tuple(dict.fromkeys(names)), evaluate=typed.fn)
+
+
+def _depth(tree: ast.AST) -> int:
+    """Depth of the syntax tree, measured without recursion (stops past the limit)."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_EXPRESSION_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _dotted(node: ast.expr) -> str | None:

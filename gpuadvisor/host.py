@@ -9,7 +9,7 @@ a number against the tool they know.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
@@ -71,10 +71,31 @@ XidClass = Literal["hardware", "driver", "application", "unknown"]
 AerSeverity = Literal["corrected", "uncorrected-nonfatal", "uncorrected-fatal"]
 
 
+#: Largest whole number a snapshot holds: NVML counters are unsigned 64-bit. Python's
+#: ints are unbounded, so without this a host/v1 file could carry a 4000-digit "index"
+#: that every later float() or sum chokes on.
+MAX_WHOLE = 2**64 - 1
+#: Largest magnitude of a measured decimal value, in any field's unit (W, MHz, KB/s, s,
+#: ms, %): 1e12 is beyond every real reading, and keeps sums and means of a series of
+#: them finite (1e308 twice overflows).
+MAX_MEASURE = 1e12
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(
         frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True
     )
+
+    @field_validator("*")
+    @classmethod
+    def _bounded_whole_numbers(cls, value: Any) -> Any:
+        items = value if isinstance(value, list) else (value,)
+        for item in items:
+            if isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_WHOLE:
+                raise ValueError(f"a whole number larger than {MAX_WHOLE} is not a measurement")
+            if isinstance(item, float) and abs(item) > MAX_MEASURE:
+                raise ValueError(f"{item:g} is beyond any real measurement (limit {MAX_MEASURE:g})")
+        return value
 
 
 class Source(_Model):

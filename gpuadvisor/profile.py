@@ -37,8 +37,12 @@ Experience = Literal["none", "some", "expert"]
 
 
 class _Section(BaseModel):
+    """Strict types, as in the catalog: in a profile ``true`` is not 1 GiB and ``"yes"``
+    is not a boolean; a value of the wrong type is an error naming the field, never a
+    silent conversion. (Whole numbers are accepted where decimals are.)"""
+
     model_config = ConfigDict(
-        frozen=True, extra="forbid", allow_inf_nan=False, validate_default=True
+        frozen=True, extra="forbid", allow_inf_nan=False, validate_default=True, strict=True
     )
 
 
@@ -60,7 +64,11 @@ class Workload(_Section):
     )
     interactive: bool = Field(False, description="People wait on each result.")
     vram_need_gib: float = Field(
-        gt=0, le=4096, description="Peak GPU memory of ONE job or model instance, in GiB."
+        # 0.01 GiB (10 MiB) is the smallest need that means anything; below it, cards
+        # per job divide by almost nothing (5e-324 GiB made the packing count infinite).
+        ge=0.01,
+        le=4096,
+        description="Peak GPU memory of ONE job or model instance, in GiB.",
     )
     concurrent_jobs: int = Field(
         1, ge=1, le=1024, description="Independent jobs wanted at the same time."
@@ -92,7 +100,10 @@ class Requirements(_Section):
         False, description="An ISV application is supported only on certified driver branches."
     )
     isv_apps: tuple[str, ...] = Field(
-        (), max_length=50, description="Names of ISV applications; echoed in the report."
+        (),
+        max_length=50,
+        strict=False,  # a TOML/JSON array is a list; its items are still checked as text
+        description="Names of ISV applications; echoed in the report.",
     )
     display_sync: bool = Field(False, description="Frame Lock / Genlock / sync boards needed.")
     vgpu: bool = Field(False, description="vGPU / VDI / multi-tenant sharing of one card.")
@@ -145,7 +156,7 @@ class Profile(_Section):
     budget: Budget = Field(default_factory=Budget)
 
     model_config = ConfigDict(
-        frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True
+        frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True, strict=True
     )
 
 
@@ -181,6 +192,8 @@ def _describe(error: Any) -> tuple[str, str | None]:
             f"this gpuadvisor reads '{PROFILE_SCHEMA}'",
         )
     message = error["msg"]
+    if kind == "tuple_type":
+        return 'Input should be a list of names, like ["Ansys Fluent"]', None
     if kind == "literal_error":
         got = error.get("input")
         message = f"{message}, got {got!r}"

@@ -25,9 +25,10 @@ import jinja2
 from markupsafe import Markup
 
 from gpuadvisor.decision import Decision
-from gpuadvisor.errors import InputError, InternalError
+from gpuadvisor.errors import GpuAdvisorError, InputError, InternalError
 from gpuadvisor.render import charts
 from gpuadvisor.render.env import Flavour, environment, template_folders
+from gpuadvisor.render.sandbox import MAX_TEXT, TemplateLimit, check_template_folder
 from gpuadvisor.render.view import ReportView, Runbook, build_view, parse_runbook
 from gpuadvisor.textio import parse_toml
 
@@ -57,8 +58,13 @@ def report_date() -> str | None:
     try:
         stamp = int(epoch)
     except ValueError:
-        raise InputError(f"SOURCE_DATE_EPOCH must be an integer, got {epoch!r}") from None
-    return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc).date().isoformat()
+        raise InputError(f"SOURCE_DATE_EPOCH must be an integer, got {epoch[:40]!r}") from None
+    try:
+        return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc).date().isoformat()
+    except (ValueError, OverflowError, OSError):
+        raise InputError(
+            f"SOURCE_DATE_EPOCH is not a date: {epoch[:40]!r} seconds since 1970"
+        ) from None
 
 
 @overload
@@ -85,6 +91,8 @@ def render(decision: Decision, fmt: str, *, template_dir: Path | None = None) ->
         raise InputError(f"unknown report format {fmt!r}", hint=", ".join(FORMATS))
     if template_dir is not None and not template_dir.is_dir():
         raise InputError("template folder does not exist", file=str(template_dir))
+    if template_dir is not None:
+        check_template_folder(template_dir)
     if fmt == "pdf":
         return render_pdf(decision, template_dir=template_dir)
     return render_source(decision, fmt, template_dir=template_dir)
@@ -104,7 +112,7 @@ def render_source(decision: Decision, fmt: str, *, template_dir: Path | None = N
         }
         if flavour == "typst":
             context["document_date"] = _typst_date(view.date)
-        text = env.get_template(name).render(context)
+        text = _render_bounded(env.get_template(name), context)
     if flavour == "md":
         text = re.sub(r"\n{3,}", "\n\n", text)
     return text
@@ -117,7 +125,9 @@ def render_pdf(decision: Decision, *, template_dir: Path | None = None) -> bytes
     root = template_folders(template_dir)[0]
     fonts = (template_dir,) if template_dir is not None else ()
     try:
-        pdf, _warnings = compile_pdf(source, root=root, font_dirs=fonts)
+        pdf, _warnings = compile_pdf(
+            source, root=root, font_dirs=fonts, isolated=template_dir is not None
+        )
     except TypstFailure as exc:
         message = f"the PDF template did not compile: {exc.message} {exc.diagnostic}".strip()
         if template_dir is not None:
@@ -143,7 +153,7 @@ def _charts(view: ReportView, flavour: Flavour, template_dir: Path | None) -> di
     def draw(template: str, chart: object) -> str | Markup | None:
         if chart is None:
             return None
-        svg = svg_env.get_template(template).render(c=chart, font=font)
+        svg = _render_bounded(svg_env.get_template(template), {"c": chart, "font": font})
         return Markup(svg) if flavour == "html" else svg
 
     return {
@@ -164,12 +174,30 @@ def _typst_date(date: str | None) -> Markup:
     return Markup(f"datetime(year: {day.year}, month: {day.month}, day: {day.day})")
 
 
+def _render_bounded(template: jinja2.Template, context: dict[str, Any]) -> str:
+    """The template's output, refused once it grows past what any report needs."""
+    parts: list[str] = []
+    size = 0
+    for chunk in template.generate(context):
+        size += len(chunk)
+        if size > MAX_TEXT:
+            raise TemplateLimit(f"the output grew past {MAX_TEXT} characters")
+        parts.append(chunk)
+    return "".join(parts)
+
+
 @contextmanager
 def _template_errors(template_dir: Path | None) -> Iterator[None]:
     """Turn template failures into the error family: an organisation's template is input
-    (exit 2, naming the folder); a failing bundled template is a bug."""
+    (exit 2, naming the folder); a failing bundled template is a bug.
+
+    Beyond Jinja2's own errors, an organisation's template can fail as any small program
+    can (``{{ 1 / 0 }}``, ``{{ 'a' + 1 }}``, a macro calling itself without end); those
+    are its problem too, reported the same way, never as a crash of gpuadvisor."""
     try:
         yield
+    except GpuAdvisorError:
+        raise
     except jinja2.TemplateError as exc:
         where = ""
         if isinstance(exc, jinja2.TemplateSyntaxError):
@@ -178,3 +206,17 @@ def _template_errors(template_dir: Path | None) -> Iterator[None]:
         if template_dir is not None:
             raise InputError(message, file=str(template_dir)) from None
         raise InternalError(message) from None
+    except (
+        RecursionError,
+        MemoryError,
+        ArithmeticError,
+        TypeError,
+        ValueError,
+        LookupError,
+    ) as exc:
+        if template_dir is None:
+            raise
+        kind = "calls itself without end" if isinstance(exc, RecursionError) else "failed"
+        raise InputError(
+            f"report template {kind}: {type(exc).__name__}: {exc}"[:500], file=str(template_dir)
+        ) from None

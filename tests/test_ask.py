@@ -267,7 +267,7 @@ def test_answers_accept_choice_numbers_units_and_thousands_separators() -> None:
 @pytest.mark.parametrize(
     ("field", "bad", "explained"),
     [
-        ("workload.vram_need_gib", "-4", "greater than 0"),
+        ("workload.vram_need_gib", "-4", "greater than or equal to 0.01"),
         ("workload.vram_need_gib", "lots", "answer with a number"),
         ("workload.vram_need_gib", "1e999", "finite"),
         ("workload.concurrent_jobs", "2.5", "whole number"),
@@ -382,7 +382,7 @@ def test_profile_text_round_trips_every_worked_example(example: Path) -> None:
     title=st.text(max_size=40),
     notes=st.text(max_size=80),
     apps=st.lists(st.text(max_size=12), max_size=4),
-    vram=st.floats(min_value=1e-6, max_value=4096),
+    vram=st.floats(min_value=0.01, max_value=4096),
     slo=st.none() | st.floats(min_value=0.001, max_value=3_600_000),
 )
 def test_profile_text_round_trips_any_free_text_and_numbers(
@@ -494,7 +494,7 @@ def test_ask_re_asks_a_bad_answer_without_a_traceback(cli: Cli, tmp_path: Path) 
     result = cli("ask", "-o", str(out), stdin=lines(answers))
     assert result.exit_code == 0, result.stderr
     assert "Not accepted: answer with a number" in result.stderr
-    assert "Not accepted: the answer should be greater than 0" in result.stderr
+    assert "Not accepted: the answer should be greater than or equal to 0.01" in result.stderr
     assert "Traceback" not in result.stderr
     assert load_profile(out) == TRAINING_PROFILE
 

@@ -94,7 +94,7 @@ def test_bad_profile_keeps_existing_output(cli: Cli, tmp_path: Path) -> None:
         (PROFILE.replace('"latency"', '"fast"'), ["workload.objective", "'fast'"]),
         (
             PROFILE.replace("vram_need_gib = 20", "vram_need_gib = -1"),
-            ["workload.vram_need_gib", "greater than 0"],
+            ["workload.vram_need_gib", "greater than or equal to 0.01"],
         ),
         (PROFILE.replace("profile/v1", "profile/v2"), ["unsupported schema"]),
         (PROFILE + "[budget]\nmax_usd = nan\n", ["budget.max_usd"]),

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import (
+    _limits,
     dcgm,
     dmon,
     host_json,
@@ -35,12 +36,28 @@ from gpuadvisor.evidence import (
     smi_xml,
     topo,
 )
+from gpuadvisor.evidence._limits import (
+    MAX_GPUS,
+    BadValue,
+    ParseTimeout,
+    TooMany,
+    line_of,
+    time_limit,
+)
 from gpuadvisor.evidence._values import strip_ansi
 from gpuadvisor.evidence.merge import merge
 from gpuadvisor.host import EvidenceKind, HostSnapshot, Source
 from gpuadvisor.textio import decode_text, read_bytes
 
-__all__ = ["FORMATS", "Format", "detect", "dump_snapshot", "load_evidence", "parse_text"]
+__all__ = [
+    "FORMATS",
+    "Format",
+    "detect",
+    "dump_snapshot",
+    "load_evidence",
+    "parse_as",
+    "parse_text",
+]
 
 
 @dataclass(frozen=True)
@@ -152,8 +169,55 @@ def detect(text: str, name: str | None = None) -> EvidenceKind:
 
 def parse_text(text: str, name: str) -> HostSnapshot:
     """The partial snapshot one file's text describes."""
-    text = _normalise(text)
-    return _parse_as(detect(text, name), text, name)
+    return _read(_normalise(text), name)[1]
+
+
+def parse_as(kind: EvidenceKind, text: str, name: str) -> HostSnapshot:
+    """``text`` read as ``kind`` without detection (the fuzz tests drive each parser
+    with text detection would give to another), within the same limits."""
+    return _read(_normalise(text), name, kind)[1]
+
+
+def _read(
+    text: str, name: str, kind: EvidenceKind | None = None
+) -> tuple[EvidenceKind, HostSnapshot]:
+    """Detect and parse one file's text within the limits of :mod:`._limits`."""
+    try:
+        with time_limit():
+            if kind is None:
+                kind = detect(text, name)
+            snapshot = _parse_as(kind, text, name)
+    except ParseTimeout as exc:
+        raise InputError(
+            f"{kind or 'evidence'}: reading this file took longer than "
+            f"{_limits.PARSE_SECONDS:g} s, "
+            "the limit for one file",
+            file=name,
+            line=exc.line,
+            hint="give the capture of one host, cut to the part that matters",
+        ) from None
+    except TooMany as exc:
+        raise InputError(f"{kind or 'evidence'}: {exc.message}", file=name, line=exc.line) from None
+    except BadValue as exc:
+        raise InputError(
+            f"{kind or 'evidence'}: value {exc.shown} {exc.problem}",
+            file=name,
+            line=line_of(text, exc.token),
+        ) from None
+    _check_gpu_count(len(snapshot.gpus), name)
+    return kind, snapshot
+
+
+_ONE_HOST = "give the captures of one host (gpuadvisor advises on one host at a time)"
+
+
+def _check_gpu_count(count: int, name: str) -> None:
+    if count > MAX_GPUS:
+        raise InputError(
+            f"{count} GPUs in one host; gpuadvisor reads at most {MAX_GPUS}",
+            file=name,
+            hint=_ONE_HOST,
+        )
 
 
 def _parse_as(kind: EvidenceKind, text: str, name: str) -> HostSnapshot:
@@ -174,11 +238,19 @@ def load_evidence(paths: Sequence[Path]) -> HostSnapshot:
     for path in paths:
         name = str(path)
         data = read_bytes(path)
-        text = _normalise(decode_text(data, name))
-        kind = detect(text, name)
+        kind, snapshot = _read(_normalise(decode_text(data, name)), name)
         source = Source(file=name, kind=kind, sha256=hashlib.sha256(data).hexdigest())
-        parts.append((source, _parse_as(kind, text, name)))
-    return merge(parts)
+        parts.append((source, snapshot))
+    try:
+        with time_limit():
+            return merge(parts)
+    except TooMany as exc:
+        raise InputError(exc.message, hint=_ONE_HOST) from None
+    except ParseTimeout:
+        raise InputError(
+            f"merging the evidence files took longer than {_limits.PARSE_SECONDS:g} s",
+            hint=_ONE_HOST,
+        ) from None
 
 
 def dump_snapshot(snapshot: HostSnapshot) -> str:

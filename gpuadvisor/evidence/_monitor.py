@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from statistics import mean
 
+from gpuadvisor.evidence._limits import lines
 from gpuadvisor.evidence._values import number
 
 
@@ -15,7 +16,7 @@ def table(text: str) -> tuple[list[str], list[list[str]]]:
     """Header names and data rows (tokens)."""
     columns: list[str] = []
     rows: list[list[str]] = []
-    for line in text.splitlines():
+    for line in lines(text):
         stripped = line.strip()
         if not stripped:
             continue

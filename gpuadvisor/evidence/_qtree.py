@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-_KEY_VALUE = re.compile(r"^(?P<key>[^:]*?)\s*:(?:\s+(?P<value>.*?))?\s*$")
+from gpuadvisor.evidence._limits import lines as checked_lines
 
 #: Section -> sections it may sit in, for text without indentation.
 _PARENTS: dict[str, tuple[str, ...]] = {
@@ -50,7 +50,7 @@ def build(text: str) -> Node:
     root = Node("", None, 0)
     lines = [
         (number, raw.rstrip())
-        for number, raw in enumerate(text.splitlines(), start=1)
+        for number, raw in enumerate(checked_lines(text), start=1)
         if raw.strip() and not raw.lstrip().startswith("=")
     ]
     indented = any(raw[:1] in (" ", "\t") for _, raw in lines)
@@ -62,11 +62,17 @@ def build(text: str) -> Node:
 
 
 def _node(number: int, raw: str) -> Node:
+    """``Key : value`` (the value may be empty), or a section title.
+
+    The first colon splits, and only when blank space or the end follows it, so
+    ``GPU 00000000:17:00.0`` stays a title. Done with ``partition``, not a regular
+    expression: ``[^:]*?\\s*:`` backtracks quadratically over long blank runs.
+    """
     stripped = raw.strip()
-    match = _KEY_VALUE.match(stripped)
-    if match is None:
+    key, colon, rest = stripped.partition(":")
+    if not colon or (rest and not rest[0].isspace()):
         return Node(stripped, None, number)
-    return Node(match.group("key"), match.group("value") or "", number)
+    return Node(key.rstrip(), rest.strip(), number)
 
 
 def _build_indented(root: Node, lines: list[tuple[int, str]]) -> None:

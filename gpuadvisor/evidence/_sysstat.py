@@ -6,10 +6,14 @@ makes every locale's time format and every sysstat version's column set the same
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
+
+from gpuadvisor.evidence._limits import BadValue, lines
+from gpuadvisor.evidence._values import whole
 
 _CPUS = re.compile(r"\((\d+) CPU\)")
 
@@ -26,14 +30,19 @@ class Report:
 def cpu_count(text: str) -> int | None:
     """The CPU count sysstat prints in its banner: ``(64 CPU)``."""
     match = _CPUS.search(text)
-    return int(match.group(1)) if match else None
+    return whole(match.group(1)) if match else None
 
 
-def _number(token: str) -> float | None:
+def number(token: str) -> float | None:
+    """A cell's value (a decimal comma in some locales), None when it is not a number."""
     try:
-        return float(token.replace(",", ".") if "." not in token else token)
+        value = float(token.replace(",", ".") if "." not in token else token)
     except ValueError:
         return None
+    if not math.isfinite(value):
+        # float() reads "nan", "inf" and "1e999"; sysstat prints none of them.
+        raise BadValue(token, "is not a finite number")
+    return value
 
 
 def reports(text: str, is_header: Callable[[list[str]], str | None]) -> list[Report]:
@@ -41,7 +50,7 @@ def reports(text: str, is_header: Callable[[list[str]], str | None]) -> list[Rep
     label column (``Device``, ``CPU``, ``IFACE``) when the line is a header."""
     found: list[Report] = []
     current: Report | None = None
-    for line in text.splitlines():
+    for line in lines(text):
         tokens = line.split()
         if not tokens:
             current = None
@@ -57,7 +66,7 @@ def reports(text: str, is_header: Callable[[list[str]], str | None]) -> list[Rep
         width = len(current.columns)
         if len(tokens) < width + 1:
             continue
-        values = [_number(t) for t in tokens[-width:]]
+        values = [number(t) for t in tokens[-width:]]
         if any(v is None for v in values):
             continue
         if tokens[0] == "Average:" and not current.average:

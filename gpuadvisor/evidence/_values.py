@@ -7,8 +7,10 @@ deprecated``, ...). All of them become ``None``: the value was not reported.
 
 from __future__ import annotations
 
+import math
 import re
 
+from gpuadvisor.evidence._limits import MAX_WHOLE, BadValue
 from gpuadvisor.host import Mode
 
 _MISSING = {
@@ -27,7 +29,12 @@ _MISSING = {
     "gpu requires reset",
     "requested functionality has been deprecated",
 }
-_NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?")
+#: A number at the start of a value, then a unit or the end: "67.03 W", "72W", "27C".
+#: The whole number is read or nothing is: "1e400" is not 1, "1,024" is not 1, and
+#: "12.5.6" is not 12.5 (those are None, or an error when the number is not finite).
+_NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?![\d.,])")
+#: Spellings of values no measurement has; nvidia-smi prints none of them.
+_NOT_FINITE = frozenset({"nan", "inf", "infinity"})
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -54,12 +61,42 @@ def number(value: str | None) -> float | None:
     if text is None:
         return None
     match = _NUMBER.match(text)
-    return float(match.group(0)) if match else None
+    if match is None:
+        if text.lower().lstrip("+-") in _NOT_FINITE:
+            raise BadValue(text, "is not a finite number")
+        return None
+    result = float(match.group(0))
+    if not math.isfinite(result):
+        raise BadValue(match.group(0), "is not a finite number")
+    return result
 
 
 def integer(value: str | None) -> int | None:
     result = number(value)
-    return None if result is None else round(result)
+    if result is None:
+        return None
+    if abs(result) > MAX_WHOLE:
+        raise BadValue(str(value).strip(), "is too large for a count or an index")
+    return round(result)
+
+
+def whole(digits: str) -> int:
+    """``int(digits)`` for text a pattern matched as digits, refusing what no tool
+    prints (Python would refuse 4300 digits with a ValueError of its own)."""
+    if len(digits) > 20 or int(digits) > MAX_WHOLE:
+        raise BadValue(digits[:40], "is too large for a count or an index")
+    return int(digits)
+
+
+def whole_or_none(text: str | None) -> int | None:
+    """A non-negative whole number written in ASCII digits, else None.
+
+    ``str.isdigit`` is true for "²" and "٣", which ``int`` refuses or reads as another
+    script's digits; captures only ever hold ASCII digits.
+    """
+    if text is None or not (text.isascii() and text.isdigit()):
+        return None
+    return whole(text)
 
 
 def link_width(value: str | None) -> int | None:
@@ -161,21 +198,23 @@ def sum_known(values: list[int | None]) -> int | None:
     return sum(known) if known else None
 
 
+#: CPU and NUMA node ids above this are not real (Linux allows 8192 CPUs).
+MAX_CPU_ID = 65535
+
+
 def cpu_list(value: str) -> list[int] | None:
-    """``"0 1 2 8-11"`` or ``"0-3,8"`` -> [0, 1, 2, 3, 8]."""
+    """``"0 1 2 8-11"`` or ``"0-3,8"`` -> [0, 1, 2, 3, 8]; None when it is not a list
+    of CPU ids (or lists more ids than a host has)."""
     result: list[int] = []
     for part in re.split(r"[\s,]+", value.strip()):
         if not part:
             continue
-        if "-" in part:
-            low, _, high = part.partition("-")
-            if not (low.isdigit() and high.isdigit()) or int(high) < int(low):
-                return None
-            if int(high) - int(low) > 65536:
-                return None
-            result.extend(range(int(low), int(high) + 1))
-        elif part.isdigit():
-            result.append(int(part))
-        else:
+        low_text, dash, high_text = part.partition("-")
+        low = whole_or_none(low_text) if len(low_text) <= 6 else None
+        high = (whole_or_none(high_text) if len(high_text) <= 6 else None) if dash else low
+        if low is None or high is None or high < low or high > MAX_CPU_ID:
             return None
+        if len(result) + high - low >= MAX_CPU_ID + 1:
+            return None
+        result.extend(range(low, high + 1))
     return result

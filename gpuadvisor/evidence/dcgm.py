@@ -8,11 +8,14 @@ several hosts (``Hostname`` label) is still read as one host, with a note.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuadvisor.errors import InputError, InternalError
-from gpuadvisor.evidence._values import bus_id, pstate
+from gpuadvisor.evidence._limits import MAX_WHOLE, BadValue, check_gpus
+from gpuadvisor.evidence._values import bus_id, pstate, whole_or_none
 from gpuadvisor.evidence.xid import classify
 from gpuadvisor.host import (
     THROTTLE_BITS,
@@ -26,6 +29,9 @@ from gpuadvisor.host import (
 
 
 def _int(value: float) -> int:
+    # Prometheus text allows NaN and +Inf; a count or an id cannot be either.
+    if not math.isfinite(value) or abs(value) > MAX_WHOLE:
+        raise BadValue(repr(value), "is not a whole number")
     return round(value)
 
 
@@ -96,72 +102,98 @@ def parse(text: str, name: str) -> HostSnapshot:
             for family in text_string_to_metric_families(text)
             for s in family.samples
         ]
-    except (ValueError, TypeError, IndexError) as exc:
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         raise InputError(f"invalid Prometheus text format: {exc}", file=name) from None
-    gpus: dict[str, dict[str, Any]] = {}
-    migs: dict[str, dict[str, dict[str, Any]]] = {}
-    drivers: dict[str, str] = {}
-    hosts: set[str] = set()
-    events: list[Event] = []
+    scrape = _Scrape(name)
     for metric, labels, value in samples:
+        try:
+            scrape.add(metric, labels, value)
+        except BadValue as exc:
+            raise InputError(
+                f"dcgm-prom: {exc.shown} {exc.problem}", file=name, field=metric
+            ) from None
+    return scrape.snapshot()
+
+
+@dataclass
+class _Scrape:
+    """What the samples say, per GPU, as they are read."""
+
+    name: str
+    gpus: dict[str, dict[str, Any]] = field(default_factory=dict)
+    migs: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    drivers: dict[str, str] = field(default_factory=dict)
+    hosts: set[str] = field(default_factory=set)
+    events: list[Event] = field(default_factory=list)
+
+    def add(self, metric: str, labels: dict[str, str], value: float) -> None:
         key = labels.get("UUID") or labels.get("pci_bus_id") or labels.get("gpu")
         if not key or not metric.startswith("DCGM_FI_"):
-            continue
+            return
         host = labels.get("Hostname")
         if host:
-            hosts.add(host)
+            self.hosts.add(host)
         if labels.get("DCGM_FI_DRIVER_VERSION"):
-            drivers.setdefault(labels["DCGM_FI_DRIVER_VERSION"], host or name)
-        data = gpus.setdefault(key, _identity(labels))
+            self.drivers.setdefault(labels["DCGM_FI_DRIVER_VERSION"], host or self.name)
+        if key not in self.gpus:
+            check_gpus(len(self.gpus) + 1)
+        data = self.gpus.setdefault(key, _identity(labels))
         if labels.get("GPU_I_ID"):
-            _mig(migs.setdefault(key, {}), labels, metric, value)
-            continue
+            _mig(self.migs.setdefault(key, {}), labels, metric, value)
+            return
         _apply(data, metric, value)
         if metric == "DCGM_FI_DEV_XID_ERRORS" and value > 0:
             code = _int(value)
-            events.append(
+            self.events.append(
                 Event(
                     kind="xid",
                     code=code,
                     pci_bus_id=data.get("pci_bus_id"),
                     text=f"DCGM_FI_DEV_XID_ERRORS: last Xid on this GPU was {code}",
                     xid_class=classify(code),
-                    source=name,
+                    source=self.name,
                 )
             )
-    for key, instances in migs.items():
-        gpus[key]["mig_devices"] = [MigDevice(**fields) for _, fields in sorted(instances.items())]
-    notes = []
-    if len(hosts) > 1:
-        notes.append(
-            f"{name}: the scrape names {len(hosts)} hosts ({', '.join(sorted(hosts))}); read as one"
-        )
-    conflicts = []
-    if len(drivers) > 1:
-        conflicts.append(
-            Conflict(
-                field="driver_version",
-                values=[
-                    ConflictValue(file=f"{name} ({where})", value=v) for v, where in drivers.items()
-                ],
+
+    def snapshot(self) -> HostSnapshot:
+        for key, instances in self.migs.items():
+            self.gpus[key]["mig_devices"] = [
+                MigDevice(**fields) for _, fields in sorted(instances.items())
+            ]
+        notes = []
+        if len(self.hosts) > 1:
+            notes.append(
+                f"{self.name}: the scrape names {len(self.hosts)} hosts "
+                f"({', '.join(sorted(self.hosts))}); read as one"
             )
+        conflicts = []
+        if len(self.drivers) > 1:
+            conflicts.append(
+                Conflict(
+                    field="driver_version",
+                    values=[
+                        ConflictValue(file=f"{self.name} ({where})", value=v)
+                        for v, where in self.drivers.items()
+                    ],
+                )
+            )
+        return HostSnapshot(
+            driver_version=next(iter(self.drivers), None),
+            gpus=[Gpu.model_validate(data) for data in self.gpus.values()],
+            events=self.events,
+            notes=notes,
+            conflicts=conflicts,
         )
-    return HostSnapshot(
-        driver_version=next(iter(drivers), None),
-        gpus=[Gpu.model_validate(data) for data in gpus.values()],
-        events=events,
-        notes=notes,
-        conflicts=conflicts,
-    )
 
 
 def _identity(labels: dict[str, str]) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    if labels.get("gpu", "").isdigit():
-        data["index"] = int(labels["gpu"])
-    for field, label in (("uuid", "UUID"), ("name", "modelName"), ("serial", "DCGM_FI_DEV_SERIAL")):
+    index = whole_or_none(labels.get("gpu"))
+    if index is not None:
+        data["index"] = index
+    for key, label in (("uuid", "UUID"), ("name", "modelName"), ("serial", "DCGM_FI_DEV_SERIAL")):
         if labels.get(label):
-            data[field] = labels[label]
+            data[key] = labels[label]
     if labels.get("pci_bus_id"):
         data["pci_bus_id"] = bus_id(labels["pci_bus_id"])
     return data
@@ -190,7 +222,7 @@ def _mig(
     fields = instances.setdefault(
         labels["GPU_I_ID"],
         {
-            "gpu_instance_id": int(labels["GPU_I_ID"]),
+            "gpu_instance_id": whole_or_none(labels["GPU_I_ID"]),
             "profile": labels.get("GPU_I_PROFILE") or None,
         },
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from statistics import mean
 
+from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._monitor import row_record, table
 from gpuadvisor.evidence._values import integer, number
 from gpuadvisor.host import Gpu, HostSnapshot, ReasonState, Sample, ThrottleReason
@@ -62,6 +63,7 @@ def parse(text: str, name: str) -> HostSnapshot:
         gpu = integer(record.get("gpu"))
         if gpu is not None:
             series.setdefault(gpu, []).append(record)
+    check_gpus(len(series))
     gpus = []
     for gpu, records in sorted(series.items()):
         reasons = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from gpuadvisor.errors import InputError
+from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.host import HOST_SCHEMA, HostSnapshot
 from gpuadvisor.textio import locate_field, parse_json
 
@@ -18,6 +19,8 @@ def parse(text: str, name: str) -> HostSnapshot:
     data = parse_json(text, name)
     if not isinstance(data, dict):
         raise InputError("expected a JSON object", file=name)
+    if isinstance(data.get("gpus"), list):
+        check_gpus(len(data["gpus"]))
     try:
         return HostSnapshot.model_validate(data)
     except ValidationError as exc:

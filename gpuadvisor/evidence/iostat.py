@@ -6,7 +6,8 @@ dropped; ``avg-cpu`` %iowait is kept too.
 
 from __future__ import annotations
 
-from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
+from gpuadvisor.evidence._limits import lines
+from gpuadvisor.evidence._sysstat import cpu_count, number, reports, summary
 from gpuadvisor.host import CpuInfo, Disk, HostInfo, HostSnapshot
 
 
@@ -18,17 +19,14 @@ def _iostat_header(tokens: list[str]) -> str | None:
 def _avg_cpu(text: str) -> float | None:
     """%iowait of the avg-cpu blocks (all but the first when there are several)."""
     values: list[float] = []
-    lines = text.splitlines()
-    for number, line in enumerate(lines[:-1]):
+    rows = list(lines(text))
+    for at_line, line in enumerate(rows[:-1]):
         tokens = line.split()
         if tokens[:1] == ["avg-cpu:"] and "%iowait" in tokens:
             at = tokens.index("%iowait") - 1
-            row = lines[number + 1].split()
-            if len(row) > at:
-                try:
-                    values.append(float(row[at].replace(",", ".")))
-                except ValueError:
-                    continue
+            row = rows[at_line + 1].split()
+            if len(row) > at and (value := number(row[at])) is not None:
+                values.append(value)
     if len(values) > 1:
         values = values[1:]
     return round(sum(values) / len(values), 3) if values else None

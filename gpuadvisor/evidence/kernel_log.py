@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from gpuadvisor.evidence._values import bus_id, integer
+from gpuadvisor.evidence._limits import lines
+from gpuadvisor.evidence._values import bus_id, integer, whole
 from gpuadvisor.evidence.xid import classify
 from gpuadvisor.host import AerSeverity, Event, HostSnapshot
 
@@ -34,8 +35,11 @@ _OFF_BUS = re.compile(
     r"NVRM: GPU (?:at )?(?:PCI:)?(?P<bus>[0-9a-fA-F:.]+):? (?:GPU )?has fallen off the bus"
 )
 _AER_DETAIL = re.compile(r"PCIe Bus Error: severity=(?P<severity>[^,]+)")
+# The parenthesised part is bounded ("(Non-Fatal)", "(Fatal)"): unbounded, a line of
+# repeated "AER: Uncorrected (" makes every search scan to the end, quadratically.
 _AER_RECEIVED = re.compile(
-    r"AER: (?:Multiple )?(?P<severity>Corrected|Uncorrected \([^)]*\)|Uncorrectable \([^)]*\))"
+    r"AER: (?:Multiple )?(?P<severity>Corrected|Uncorrected \([^)\n]{0,40}\)"
+    r"|Uncorrectable \([^)\n]{0,40}\))"
     r" error (?:message )?received(?: from)?:? (?P<bus>[0-9a-fA-F:.]+)"
 )
 MAX_TEXT = 500
@@ -66,7 +70,10 @@ def looks_like(text: str) -> bool:
 def _time(match: re.Match[str]) -> str | None:
     if match.group("ctime"):
         stamp = " ".join(match.group("ctime").split())
-        return datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y").isoformat()
+        try:
+            return datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y").isoformat()
+        except ValueError:  # "Feb 30", "25:61:00": keep what the log says
+            return stamp
     if match.group("iso"):
         return match.group("iso").replace(",", ".")
     return match.group("mono") or match.group("syslog")
@@ -84,7 +91,7 @@ def parse(text: str, name: str) -> HostSnapshot:
     details: list[Event] = []
     received: list[Event] = []
     lost: list[Event] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines(text), start=1):
         prefix = _PREFIX.match(line)
         time = _time(prefix) if prefix else None
         message = line[prefix.end() :] if prefix else line.strip()
@@ -145,7 +152,7 @@ def _name(value: str | None) -> str | None:
 
 
 def _xid_event(xid: re.Match[str], message: str, time: str | None, where: str) -> Event:
-    code = int(xid.group("code"))
+    code = whole(xid.group("code"))
     rest = xid.group("rest") or ""
     owner = _PID.search(rest)
     return Event(

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import re
 
+from gpuadvisor.evidence._limits import lines
 from gpuadvisor.evidence._values import integer
 from gpuadvisor.host import CpuInfo, HostInfo, HostSnapshot
 
-_LINE = re.compile(r"^\s*(?P<key>[^:]+?):\s+(?P<value>.*?)\s*$")
 _NODE = re.compile(r"^NUMA node(\d+) CPU\(s\)$")
 
 
 def _fields(text: str) -> dict[str, str]:
+    """``Key: value`` lines (blank space after the colon), first one wins."""
     fields: dict[str, str] = {}
-    for line in text.splitlines():
-        match = _LINE.match(line)
-        if match:
-            fields.setdefault(match.group("key"), match.group("value"))
+    for line in lines(text):
+        key, colon, rest = line.partition(":")
+        key = key.lstrip()
+        if colon and key and rest[:1].isspace():
+            fields.setdefault(key, rest.strip())
     return fields
 
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from gpuadvisor.evidence._limits import MAX_GPUS, TooMany, tick
 from gpuadvisor.host import (
     Conflict,
     ConflictValue,
@@ -180,10 +181,14 @@ def merge(parts: Sequence[tuple[Source, HostSnapshot]]) -> HostSnapshot:
     for source, part in parts:
         file = source.file
         for gpu in part.gpus:
+            tick()
             slot = _slot(gpus, gpu, alone=len(part.gpus) == 1)
             if slot is None:
                 slot = len(gpus)
                 gpus.append(Gpu())
+                if len(gpus) > MAX_GPUS:
+                    # Matching is pairwise; a bound keeps it from growing with the square.
+                    raise TooMany(f"more than {MAX_GPUS} GPUs in one host")
             elif not same_gpu(gpus[slot], gpu):
                 notes.append(
                     f"{file}: a GPU without bus id, UUID or index was taken to be the "

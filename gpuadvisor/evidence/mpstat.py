@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
+from gpuadvisor.evidence._values import whole_or_none
 from gpuadvisor.host import CoreUtil, CpuInfo, CpuUtil, HostInfo, HostSnapshot
 
 
@@ -20,12 +21,12 @@ def parse(text: str, name: str) -> HostSnapshot:
     everything = rows.get("all", {})
     cores = [
         CoreUtil(
-            cpu=int(label),
+            cpu=cpu,
             busy_pct=round(max(0.0, 100.0 - row["%idle"]), 3),
             iowait_pct=row.get("%iowait"),
         )
         for label, row in rows.items()
-        if label.isdigit() and "%idle" in row
+        if (cpu := whole_or_none(label)) is not None and "%idle" in row
     ]
     return HostSnapshot(
         host=HostInfo(

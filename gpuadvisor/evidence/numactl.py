@@ -3,21 +3,20 @@
 
 from __future__ import annotations
 
-import re
-
+from gpuadvisor.evidence._limits import lines
 from gpuadvisor.evidence._values import cpu_list
 from gpuadvisor.host import HostInfo, HostSnapshot, NumaBinding
 
-_LINE = re.compile(
-    r"^\s*(?P<key>policy|preferred node|physcpubind|cpubind|nodebind|membind)"
-    r"\s*:\s*(?P<value>.*?)\s*$"
-)
+_KEYS = frozenset({"policy", "preferred node", "physcpubind", "cpubind", "nodebind", "membind"})
 
 
 def _fields(text: str) -> dict[str, str]:
-    return {
-        m.group("key"): m.group("value") for line in text.splitlines() if (m := _LINE.match(line))
-    }
+    fields: dict[str, str] = {}
+    for line in lines(text):
+        key, colon, value = line.partition(":")
+        if colon and key.strip() in _KEYS:
+            fields[key.strip()] = value.strip()
+    return fields
 
 
 def looks_like(text: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import get_args
 
+from gpuadvisor.evidence._limits import tick
 from gpuadvisor.evidence.topo import read_matrix
 from gpuadvisor.host import HostSnapshot, P2PPair, P2PStatus, Topology
 
@@ -30,9 +31,11 @@ def parse(text: str, name: str) -> HostSnapshot:
     if matrix is not None:
         for i, a in enumerate(matrix.labels):
             row = matrix.cells.get(a)
-            for j, b in enumerate(matrix.labels):
-                if j <= i or row is None:
-                    continue
+            if row is None:
+                continue
+            for j in range(i + 1, len(matrix.labels)):
+                tick()
+                b = matrix.labels[j]
                 status = row[j]
                 if status in _STATUSES:
                     pairs.append(P2PPair(a=a, b=b, status=status))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._monitor import mean_of, row_record, table
 from gpuadvisor.evidence._values import clean, integer
 from gpuadvisor.host import Gpu, HostSnapshot, Process
@@ -24,6 +25,7 @@ def parse(text: str, name: str) -> HostSnapshot:
         pid = integer(record.get("pid"))
         if pid is not None:
             per_gpu.setdefault(pid, []).append(record)
+    check_gpus(len(seen))
     gpus = [
         Gpu(index=gpu, processes=[_process(pid, records) for pid, records in sorted(procs.items())])
         for gpu, procs in sorted(seen.items())

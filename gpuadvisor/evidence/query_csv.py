@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gpuadvisor.errors import InputError
+from gpuadvisor.evidence._limits import check_gpus, lines
 from gpuadvisor.evidence._values import (
     active,
     bus_id,
@@ -130,12 +131,18 @@ def parse(text: str, name: str) -> HostSnapshot:
     columns = header(text)
     if columns is None:
         raise InputError("not an nvidia-smi --query-* CSV with a header line", file=name)
-    rows = [
-        (number_, dict(zip(columns, row, strict=False)))
-        for number_, row in enumerate(csv.reader(text.splitlines(), skipinitialspace=True), 1)
-        if number_ > 1 and row
-    ]
+    reader = csv.reader(lines(text), skipinitialspace=True)
+    try:
+        rows = [
+            (number_, dict(zip(columns, row, strict=False)))
+            for number_, row in enumerate(reader, 1)
+            if number_ > 1 and row
+        ]
+    except csv.Error as exc:  # a field over csv's size limit (128 KiB), a NUL byte
+        raise InputError(f"invalid CSV: {exc}", file=name, line=reader.line_num) from None
     notes: list[str] = []
+    if "pid" not in columns and "retired_pages.address" not in columns:
+        check_gpus(len(rows))  # one row per GPU
     if "pid" in columns:
         gpus = _apps(rows)
     elif "retired_pages.address" in columns:
@@ -224,6 +231,7 @@ def _apps(rows: list[tuple[int, dict[str, str]]]) -> list[Gpu]:
                 used_memory_mib=integer(row.get("used_gpu_memory") or row.get("used_memory")),
             )
         )
+    check_gpus(len(by_gpu))
     return [Gpu(**dict(key), processes=procs) for key, procs in by_gpu.items()]
 
 
@@ -238,6 +246,7 @@ def _retired(rows: list[tuple[int, dict[str, str]]]) -> list[Gpu]:
         cause = (clean(row.get("retired_pages.cause")) or "").lower()
         field = "double_bit" if "double" in cause else "single_bit"
         entry[field] = (entry[field] or 0) + 1
+    check_gpus(len(counts))
     gpus = []
     for key, entry in counts.items():
         if any(count is not None for count in entry.values()):

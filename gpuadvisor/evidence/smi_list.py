@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from gpuadvisor.evidence._limits import check_gpus, lines
+from gpuadvisor.evidence._values import whole
 from gpuadvisor.host import Gpu, HostSnapshot, MigDevice
 
 _GPU = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]+)\)\s*$")
@@ -13,26 +15,27 @@ _MIG = re.compile(
 
 
 def looks_like(text: str) -> bool:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return bool(lines) and all(_GPU.match(line) or _MIG.match(line) for line in lines)
+    found = [line for line in lines(text) if line.strip()]
+    return bool(found) and all(_GPU.match(line) or _MIG.match(line) for line in found)
 
 
 def parse(text: str, name: str) -> HostSnapshot:
     gpus: list[Gpu] = []
     migs: list[MigDevice] = []
-    for line in text.splitlines():
+    for line in lines(text):
         gpu = _GPU.match(line)
         mig = _MIG.match(line)
         if gpu:
+            check_gpus(len(gpus) + 1)
             _flush(gpus, migs)
             migs = []
             gpus.append(
-                Gpu(index=int(gpu.group("index")), name=gpu.group("name"), uuid=gpu.group("uuid"))
+                Gpu(index=whole(gpu.group("index")), name=gpu.group("name"), uuid=gpu.group("uuid"))
             )
         elif mig and gpus:
             migs.append(
                 MigDevice(
-                    index=int(mig.group("index")),
+                    index=whole(mig.group("index")),
                     profile=mig.group("profile"),
                     uuid=mig.group("uuid"),
                 )

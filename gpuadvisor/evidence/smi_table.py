@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import re
 
-from gpuadvisor.evidence._values import bus_id, clean, integer, number, pstate, yes_no
+from gpuadvisor.evidence._limits import check_gpus, lines
+from gpuadvisor.evidence._values import (
+    bus_id,
+    clean,
+    integer,
+    number,
+    pstate,
+    whole,
+    whole_or_none,
+    yes_no,
+)
 from gpuadvisor.host import EccErrors, Gpu, HostSnapshot, Power, Process, Temperature, Utilisation
 
 _DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*(\S+)")
 _CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\S+)")
-_FIRST = re.compile(r"^\s*(?P<index>\d+)\s+(?P<name>.*?)\s+(?P<mode>On|Off|WDDM|TCC|MCDM)\s*$")
+_INDEX = re.compile(r"\s*(\d+)\s")
+_MODES = ("On", "Off", "WDDM", "TCC", "MCDM")
 _SLASH = re.compile(r"^\s*(\S+)\s*/\s*(\S+)\s*$")
 
 
@@ -28,6 +39,7 @@ def parse(text: str, name: str) -> HostSnapshot:
     cuda = _CUDA.search(text)
     groups, process_rows, process_header = _sections(text)
     notes: list[str] = []
+    check_gpus(len(groups))
     gpus = [gpu for rows in groups if (gpu := _gpu(rows, name, notes)) is not None]
     if process_header is not None:
         processes = _processes(process_rows, process_header)
@@ -54,7 +66,7 @@ def _sections(text: str) -> tuple[list[list[list[str]]], list[str], str | None]:
     process_header: str | None = None
     state = "banner"
     current: list[list[str]] = []
-    for raw in text.splitlines():
+    for raw in lines(text):
         line = raw.strip()
         if "Processes:" in line:
             state = "process-header"
@@ -82,17 +94,30 @@ def _sections(text: str) -> tuple[list[list[list[str]]], list[str], str | None]:
     return groups, process_rows, process_header
 
 
+def _first_cell(cell: str) -> tuple[str, str, str] | None:
+    """``   0  NVIDIA A100-SXM4-80GB          On`` -> index, name, mode.
+
+    Split by hand: the pattern ``\\d+\\s+(.*?)\\s+(On|Off)\\s*$`` it replaces backtracks
+    quadratically over a long run of blanks.
+    """
+    index = _INDEX.match(cell)
+    if index is None:
+        return None
+    parts = cell[index.end() :].rsplit(None, 1)
+    if len(parts) != 2 or parts[1] not in _MODES:
+        return None
+    return index.group(1), parts[0].strip(), parts[1]
+
+
 def _gpu(rows: list[list[str]], name: str, notes: list[str]) -> Gpu | None:
-    first = _FIRST.match(rows[0][0]) if rows and rows[0] else None
+    first = _first_cell(rows[0][0]) if rows and rows[0] else None
     if first is None or len(rows[0]) < 3:
         return None
-    gpu_name: str | None = first.group("name").strip()
+    index, gpu_name_text, mode = first
+    gpu_name: str | None = gpu_name_text
     if gpu_name and gpu_name.endswith("..."):
-        notes.append(
-            f"{name}: GPU {first.group('index')} name truncated by nvidia-smi: {gpu_name!r}"
-        )
+        notes.append(f"{name}: GPU {index} name truncated by nvidia-smi: {gpu_name!r}")
         gpu_name = None
-    mode = first.group("mode")
     bus = rows[0][1].split()
     ecc = integer(rows[0][2])
     second = rows[1] if len(rows) > 1 and len(rows[1]) >= 3 else ["", "", ""]
@@ -101,7 +126,7 @@ def _gpu(rows: list[list[str]], name: str, notes: list[str]) -> Gpu | None:
     util_mode = second[2].split(None, 1)
     draw, cap = _pair(power)
     return Gpu(
-        index=int(first.group("index")),
+        index=whole(index),
         name=gpu_name,
         pci_bus_id=bus_id(bus[0]) if bus else None,
         persistence_mode=yes_no(mode) if mode in ("On", "Off") else None,
@@ -137,13 +162,14 @@ def _processes(rows: list[str], header: str) -> list[tuple[int, Process]]:
     for row in rows:
         tokens = row.strip("|").split()
         fixed = 6 if has_instances else 4
-        if len(tokens) < fixed or not tokens[0].isdigit():
+        gpu = whole_or_none(tokens[0]) if tokens else None
+        if len(tokens) < fixed or gpu is None:
             continue
         gi, ci = (tokens[1], tokens[2]) if has_instances else (None, None)
         rest = tokens[3:] if has_instances else tokens[1:]
         found.append(
             (
-                int(tokens[0]),
+                gpu,
                 Process(
                     pid=integer(rest[0]),
                     type=clean(rest[1]),

@@ -9,6 +9,7 @@ lines, the wider label column of R590+, Windows (WDDM) captures and partial repo
 from __future__ import annotations
 
 from gpuadvisor.evidence import _qtree as q
+from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._values import (
     active,
     bus_id,
@@ -61,6 +62,7 @@ def parse(text: str, name: str) -> HostSnapshot:
     blocks = [node for node in root.children if q.is_gpu_header(node.key)]
     if not blocks:
         blocks = [root]  # an excerpt without the "GPU <bus id>" line: one GPU
+    check_gpus(len(blocks))
     attached = integer(_top(root, "Attached GPUs"))
     complete = attached is not None and attached == len(blocks) and blocks[0] is not root
     notes = []

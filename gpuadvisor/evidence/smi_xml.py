@@ -16,6 +16,7 @@ from __future__ import annotations
 from xml.etree.ElementTree import Element, ParseError
 
 from gpuadvisor.errors import InputError, InternalError
+from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._values import (
     active,
     bus_id,
@@ -58,6 +59,7 @@ def parse(text: str, name: str) -> HostSnapshot:
     if root.tag != "nvidia_smi_log":
         raise InputError(f"XML root is <{root.tag}>, expected <nvidia_smi_log>", file=name)
     elements = root.findall("gpu")
+    check_gpus(len(elements))
     attached = integer(root.findtext("attached_gpus"))
     # nvidia-smi lists GPUs in index order; positions are indices only when the file
     # holds every attached GPU (not a -i selection or a trimmed copy).

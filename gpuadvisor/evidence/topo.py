@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuadvisor.evidence._values import clean, strip_ansi
+from gpuadvisor.evidence._limits import MAX_DEVICES, TooMany, lines, tick
+from gpuadvisor.evidence._values import clean, strip_ansi, whole, whole_or_none
 from gpuadvisor.host import Gpu, HostSnapshot, Nic, TopoLink, Topology, TopoPair
 
 _DEVICE = re.compile(r"^(?:GPU\d+|NIC\d+|mlx\d*_\d+|CPU\d+)$")
@@ -37,8 +38,8 @@ class Matrix:
 
 def read_matrix(text: str) -> Matrix | None:
     """The square matrix both ``topo -m`` and ``topo -p2p`` print, or None."""
-    lines = [strip_ansi(line).rstrip() for line in text.splitlines()]
-    for number, line in enumerate(lines):
+    rows = [strip_ansi(line).rstrip() for line in lines(text)]
+    for number, line in enumerate(rows):
         tabbed = "\t" in line
         header = [c.strip() for c in line.split("\t")] if tabbed else _split_header(line)
         while header and not header[0]:
@@ -50,8 +51,14 @@ def read_matrix(text: str) -> Matrix | None:
             labels.append(cell)
         if not labels or labels[0] != "GPU0":
             continue
+        if len(labels) > MAX_DEVICES:
+            # Pairs grow with the square of the devices; no host has this many.
+            raise TooMany(
+                f"the matrix has {len(labels)} devices; at most {MAX_DEVICES} are read",
+                line=number + 1,
+            )
         extras = [c for c in header[len(labels) :] if c in _EXTRA]
-        return _rows(lines[number + 1 :], labels, extras, tabbed)
+        return _rows(rows[number + 1 :], labels, extras, tabbed)
     return None
 
 
@@ -64,11 +71,13 @@ def _split_header(line: str) -> list[str]:
 def _rows(lines: list[str], labels: list[str], extras: list[str], tabbed: bool) -> Matrix:
     cells: dict[str, list[str]] = {}
     extra: dict[str, dict[str, str | None]] = {name: {} for name in extras}
+    known = frozenset(labels)
     for line in lines:
+        tick()
         parts = [c.strip() for c in line.split("\t")] if tabbed else line.split()
         while parts and not parts[0]:
             parts.pop(0)
-        if not parts or parts[0] not in labels or parts[0] in cells:
+        if not parts or parts[0] not in known or parts[0] in cells:
             if cells and not line.strip():
                 break
             continue
@@ -99,7 +108,7 @@ def looks_like(text: str) -> bool:
 def _link(cell: str) -> tuple[TopoLink, int | None] | None:
     nv = _NV.match(cell)
     if nv:
-        return "NV#", int(nv.group(1))
+        return "NV#", whole(nv.group(1))
     link = _LINKS.get(cell)
     return (link, None) if link else None
 
@@ -111,10 +120,12 @@ def parse(text: str, name: str) -> HostSnapshot:
     if matrix is None:
         return HostSnapshot(notes=[f"{name}: no topology matrix found"])
     for i, a in enumerate(matrix.labels):
-        for j, b in enumerate(matrix.labels):
-            row = matrix.cells.get(a)
-            if j <= i or row is None:
-                continue
+        row = matrix.cells.get(a)
+        if row is None:
+            continue
+        for j in range(i + 1, len(matrix.labels)):
+            tick()
+            b = matrix.labels[j]
             link = _link(row[j])
             if link is None:
                 notes.append(f"{name}: unknown path {row[j]!r} between {a} and {b}")
@@ -124,16 +135,16 @@ def parse(text: str, name: str) -> HostSnapshot:
     numa = matrix.extra.get("NUMA Affinity", {})
     gpus = [
         Gpu(
-            index=int(label[3:]),
+            index=whole(label[3:]),
             cpu_affinity=cpu.get(label),
-            numa_node=int(node) if (node := numa.get(label)) and node.isdigit() else None,
+            numa_node=whole_or_none(numa.get(label)),
         )
         for label in matrix.labels
         if label.startswith("GPU") and label in matrix.cells
     ]
     nics = [
         Nic(label=m.group(1), device=m.group(2))
-        for line in text.splitlines()
+        for line in lines(text)
         if (m := _NIC_LEGEND.match(line))
     ]
     nics += [

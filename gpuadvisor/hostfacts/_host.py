@@ -169,7 +169,12 @@ def _net_util(s: HostSnapshot) -> FactValue:
 
 def _gpu_nodes(s: HostSnapshot) -> set[int]:
     nodes = {g.numa_node for g in s.gpus if g.numa_node is not None}
-    nodes |= {int(v) for v in s.topology.numa_affinity.values() if v and v.isdigit()}
+    # ASCII digits only: "²".isdigit() is true and int() refuses it.
+    nodes |= {
+        int(v)
+        for v in s.topology.numa_affinity.values()
+        if v and v.isascii() and v.isdigit() and len(v) <= 6
+    }
     return nodes
 
 

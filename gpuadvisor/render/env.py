@@ -6,11 +6,12 @@ bundled file stays reachable as ``bundled/NAME`` so an overlay can extend instea
 copy (``{% extends "bundled/report.html.j2" %}`` and override one block).
 
 All templates, bundled or not, run in Jinja2's ``ImmutableSandboxedEnvironment`` with
-``StrictUndefined``: a template can read the report's values and call the filters
-registered here, but cannot reach Python internals, mutate the decision, or print a
-value that does not exist. Printed values are escaped by the format's policy (HTML and
-SVG: autoescape; Markdown and Typst: a ``finalize`` hook), so forgetting a filter can
-never turn user text into markup.
+``StrictUndefined``, bounded in time, size and files by :mod:`gpuadvisor.render.sandbox`:
+a template can read the report's values and call the filters registered here, but
+cannot reach Python internals, mutate the decision, read files outside its folder, run
+without end, or print a value that does not exist. Printed values are escaped by the
+format's policy (HTML and SVG: autoescape; Markdown and Typst: a ``finalize`` hook), so
+forgetting a filter can never turn user text into markup.
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from gpuadvisor import __version__
 from gpuadvisor.render import markdown, pdf, printable
+from gpuadvisor.render.sandbox import FolderLoader, ReportSandbox, inside
 from gpuadvisor.resources import data_dir
 from gpuadvisor.rules import format_value
 from gpuadvisor.sensitivity import describe_flip
+from gpuadvisor.textio import read_bytes
 
 Flavour = Literal["md", "html", "svg", "typst"]
 
@@ -79,8 +81,8 @@ def find_asset(name: str, folders: tuple[Path, ...]) -> Path:
     if pure.is_absolute() or ".." in pure.parts or not pure.parts:
         raise jinja2.TemplateError(f"asset name must be a plain relative path: {name!r}")
     for folder in folders:
-        candidate = folder.joinpath(*pure.parts)
-        if candidate.is_file():
+        candidate = inside(folder, name)
+        if candidate is not None and candidate.is_file():
             return candidate
     raise jinja2.TemplateError(f"asset not found next to the templates: {name!r}")
 
@@ -110,15 +112,15 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
     folders = template_folders(overlay)
     loader = jinja2.ChoiceLoader(
         [
-            *(jinja2.FileSystemLoader(str(folder)) for folder in folders),
-            jinja2.PrefixLoader({BUNDLED_PREFIX: jinja2.FileSystemLoader(str(folders[-1]))}),
+            *(FolderLoader(folder) for folder in folders),
+            jinja2.PrefixLoader({BUNDLED_PREFIX: FolderLoader(folders[-1])}),
         ]
     )
     finalize: Callable[[Any], Any] = {
         "md": markdown.finalize,
         "typst": pdf.finalize,
     }.get(flavour, _printable)
-    env = ImmutableSandboxedEnvironment(
+    env = ReportSandbox(
         loader=loader,
         undefined=jinja2.StrictUndefined,
         autoescape=flavour in ("html", "svg"),
@@ -136,9 +138,7 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
         kind = _IMAGE_TYPES.get(path.suffix.lower())
         if kind is None:
             raise jinja2.TemplateError(f"not an image type a report can embed: {name!r}")
-        data = path.read_bytes()
-        if len(data) > _MAX_ASSET_BYTES:
-            raise jinja2.TemplateError(f"asset larger than 2 MiB: {name!r}")
+        data = read_bytes(path, max_bytes=_MAX_ASSET_BYTES)
         return Markup(f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}")
 
     filters: dict[str, Callable[..., Any]] = {
@@ -155,6 +155,6 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
         filters["str"] = pdf.string
         filters["num"] = pdf.number
         filters["rich"] = pdf.rich
-    env.filters.update(filters)
+    env.add_filters(filters)
     env.globals["asset_data_uri"] = asset_data_uri
     return env

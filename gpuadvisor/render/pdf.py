@@ -85,15 +85,32 @@ def rich(runs: Iterable[Any]) -> Markup:
     return Markup("".join(parts))
 
 
+#: Seconds an organisation's Typst template may take to compile (the bundled report
+#: needs about one). Typst is a programming language; its loops and recursion are not
+#: bounded by Typst itself.
+TYPST_SECONDS = 60
+#: Memory (address space) the compiler child may use, on systems that can limit it.
+TYPST_MEMORY_BYTES = 4 * 1024**3
+#: Where package downloads are sent in the child: a closed local port, so an
+#: ``@preview`` import (static or built at run time) fails at once, offline or not.
+_NO_NETWORK = "http://127.0.0.1:9"
+_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY")
+
+
 def compile_pdf(
-    source: str, *, root: Path, font_dirs: tuple[Path, ...] = ()
+    source: str, *, root: Path, font_dirs: tuple[Path, ...] = (), isolated: bool = False
 ) -> tuple[bytes, tuple[str, ...]]:
     """Typst source -> PDF bytes and Typst's warnings, with the embedded fonts only.
 
     ``root`` bounds what the document may read (images such as a logo); system fonts
-    are ignored so the same input gives the same bytes on every machine. Warnings (an
-    unknown font in an organisation's template, say) are returned, not printed: the
-    PDF is still right, and the tests hold the bundled template to none.
+    are ignored so the same input gives the same bytes on every machine. Packages are
+    looked up in an empty folder, never in the user's Typst cache. Warnings (an unknown
+    font in an organisation's template, say) are returned, not printed: the PDF is
+    still right, and the tests hold the bundled template to none.
+
+    ``isolated`` (an organisation's template, which is input): the compiler runs in a
+    child process with a deadline (:data:`TYPST_SECONDS`), a memory limit where the
+    system has one, and no way to download packages.
     """
     try:
         import typst
@@ -102,25 +119,103 @@ def compile_pdf(
             "PDF output needs the 'typst' package, which is not installed",
             hint="pip install 'gpuadvisor[pdf]', or choose --format html",
         ) from None
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gpuadvisor-typst-") as packages:
+        request = {
+            "root": str(root),
+            "fonts": [str(p) for p in font_dirs],
+            "packages": packages,
+        }
+        if isolated:
+            return _compile_in_child(source, request)
+        return _compile(typst, source.encode("utf-8"), request)
+
+
+def _compile(typst: Any, source: bytes, request: dict[str, Any]) -> tuple[bytes, tuple[str, ...]]:
     import warnings
 
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            # The stub ties input, root and font paths to one type; the call mixes
-            # bytes (the source) and str (folders), which typst accepts.
-            pdf = typst.compile(  # type: ignore[call-overload]
-                source.encode("utf-8"),
-                root=str(root),
-                font_paths=[str(p) for p in font_dirs],
+            pdf = typst.compile(
+                source,
+                root=request["root"],
+                font_paths=request["fonts"],
                 ignore_system_fonts=True,
                 format="pdf",
+                package_path=request["packages"],
+                package_cache_path=request["packages"],
             )
     except typst.TypstError as exc:
         raise TypstFailure(str(exc.message), str(getattr(exc, "diagnostic", ""))) from None
     if not isinstance(pdf, bytes):
         raise InternalError("typst returned no PDF")
     return pdf, tuple(str(w.message) for w in caught)
+
+
+#: The child: limits itself, compiles, answers with one JSON object on stdout. It
+#: imports only typst and the standard library, so it does not depend on how
+#: gpuadvisor itself was found.
+_CHILD = """
+import base64, json, sys, warnings
+request = json.loads(sys.argv[1])
+try:
+    import resource
+    limit = request["memory"]
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CPU, (request["seconds"], request["seconds"] + 5))
+except (ImportError, ValueError, OSError):
+    pass
+import typst
+try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pdf = typst.compile(
+            sys.stdin.buffer.read(), root=request["root"], font_paths=request["fonts"],
+            ignore_system_fonts=True, format="pdf", package_path=request["packages"],
+            package_cache_path=request["packages"])
+    answer = {"pdf": base64.b64encode(pdf).decode("ascii"),
+              "warnings": [str(w.message) for w in caught]}
+except typst.TypstError as exc:
+    answer = {"error": str(exc.message), "diagnostic": str(getattr(exc, "diagnostic", ""))}
+sys.stdout.write(json.dumps(answer))
+"""
+
+
+def _compile_in_child(source: str, request: dict[str, Any]) -> tuple[bytes, tuple[str, ...]]:
+    import base64
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    for name in ("NO_PROXY", "no_proxy"):
+        env.pop(name, None)
+    env.update(dict.fromkeys(_PROXY_VARIABLES, _NO_NETWORK))
+    request = {**request, "memory": TYPST_MEMORY_BYTES, "seconds": TYPST_SECONDS}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", _CHILD, json.dumps(request)],
+            input=source.encode("utf-8"),
+            capture_output=True,
+            timeout=TYPST_SECONDS,
+            env=env,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise TypstFailure(f"compiling ran past its time limit of {TYPST_SECONDS} s", "") from None
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        reason = "out of memory or killed" if done.returncode < 0 else done.stderr.decode()[-300:]
+        raise TypstFailure(
+            f"the PDF compiler stopped (exit code {done.returncode})", reason.strip()
+        ) from None
+    if "error" in answer:
+        raise TypstFailure(answer["error"], answer["diagnostic"])
+    return base64.b64decode(answer["pdf"]), tuple(answer["warnings"])
 
 
 class TypstFailure(Exception):
