@@ -123,7 +123,7 @@ def generate_options(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> list[
     for sku in skus:
         # Light jobs share a card side by side (MPS, MIG or vGPU); compute-bound jobs
         # would only slow each other down, so they get a card each.
-        per_card = max(1, int(sku.vram_gib // need)) if packable else 1
+        per_card = max(1, int(min(sku.vram_gib // need, jobs))) if packable else 1
         options.append(Option("single-larger-gpu", sku, 1, sku.vram_gib, min(jobs, per_card)))
         # Independent jobs: enough cards for every job, as many as the chassis takes
         # (at least two: the shape is about adding cards).

@@ -276,7 +276,8 @@ def load_rule_file(path: Path) -> Rule:
     try:
         rule = RuleData.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        # A misspelt key also leaves its field missing: report the misspelling first.
+        first = min(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
         loc = tuple(first["loc"])
         message = first["msg"]
         hint = None

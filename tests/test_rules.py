@@ -144,3 +144,11 @@ def test_lint_reports_a_failing_example(tmp_path: Path) -> None:
 def test_alias_resolves_to_renamed_rule(tmp_path: Path) -> None:
     _write(tmp_path, "TEST-001", GOOD.format(extra='aliases = ["OLD-001"]'))
     assert load_rules([tmp_path]).get("OLD-001").id == "TEST-001"
+
+
+def test_misspelt_required_key_is_reported_as_a_misspelling(tmp_path: Path) -> None:
+    _write(tmp_path, "TEST-001", GOOD.format(extra="").replace("title =", "titel ="))
+    with pytest.raises(InputError) as caught:
+        load_rules([tmp_path])
+    assert "unknown key" in caught.value.message
+    assert caught.value.hint and "'title'" in caught.value.hint

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import os
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -101,9 +102,17 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     folder = Path(base) / "gpuadvisor" / f"templates-{__version__}"
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        status = folder.lstat()
     except OSError:
         return None
-    if not os.access(folder, os.W_OK):
+    # Cached bytecode is executed: use only a real folder of ours that nobody else can
+    # write to (Jinja2's own default cache folder makes the same check).
+    if (
+        not stat.S_ISDIR(status.st_mode)
+        or status.st_uid != os.getuid()
+        or status.st_mode & 0o022
+        or not os.access(folder, os.W_OK)
+    ):
         return None
     return jinja2.FileSystemBytecodeCache(str(folder))
 
