@@ -353,7 +353,7 @@ RULE_VALUES: dict[str, tuple[str, str, str, str | None]] = {
         "training",
     ),
     "wrong-type": ('when = "|when = "workload.kind > 3 and ', "when", "compares", None),
-    "when-not-text": ('when = "|when = 5\nx = "', "when", "valid string", None),
+    "when-not-text": ('when = "|when = 5\n# "', "when", "valid string", None),
 }
 
 
