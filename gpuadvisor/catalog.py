@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.resources import data_dir
 from gpuadvisor.textio import load_document, locate_field
+from gpuadvisor.validation import input_error
 
 Segment = Literal["consumer", "professional", "datacenter"]
 Cooling = Literal["blower", "open-air", "passive"]
@@ -163,20 +164,8 @@ def _validate(data: dict[str, Any], path: Path, text: str, *, patch: bool = Fals
     try:
         sku = Sku.model_validate(data)
     except ValidationError as exc:
-        # A misspelt key also leaves its field missing: report the misspelling first.
-        first = min(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-        loc = tuple(first["loc"])
-        message = first["msg"]
-        hint = None
-        if first["type"] == "extra_forbidden":
-            message = "unknown key"
-            hint = did_you_mean(str(loc[-1]), Sku.model_fields)
-        raise InputError(
-            message,
-            file=str(path),
-            line=locate_field(text, loc) if loc else None,
-            field=".".join(str(p) for p in loc) or None,
-            hint=hint,
+        raise input_error(
+            exc, file=str(path), text=text, known_names=lambda loc: Sku.model_fields
         ) from None
     if not patch and sku.id != path.stem:
         raise InputError(

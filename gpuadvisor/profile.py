@@ -11,8 +11,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from gpuadvisor.errors import InputError, did_you_mean
-from gpuadvisor.textio import load_document, locate_field, parse_document
+from gpuadvisor.textio import load_document, parse_document
+from gpuadvisor.validation import input_error
 
 PROFILE_SCHEMA: Final = "gpuadvisor/profile/v1"
 
@@ -179,32 +179,17 @@ def _known_names(loc: tuple[str | int, ...]) -> list[str]:
     return list(section.model_fields) if section else []
 
 
-def _describe(error: Any) -> tuple[str, str | None]:
-    loc: tuple[str | int, ...] = tuple(error["loc"])
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return "unknown key", did_you_mean(str(loc[-1]), _known_names(loc))
-    if kind == "missing":
-        return "required field is missing", None
-    if kind == "literal_error" and loc == ("schema",):
+def _special(error: Any) -> tuple[str, str | None] | None:
+    """The profile's own phrasing of a few errors (the rest: gpuadvisor.validation)."""
+    loc = tuple(error["loc"])
+    if error["type"] == "literal_error" and loc == ("schema",):
         return (
             f"unsupported schema {error['input']!r}",
             f"this gpuadvisor reads '{PROFILE_SCHEMA}'",
         )
-    message = error["msg"]
-    if kind == "tuple_type":
+    if error["type"] == "tuple_type":
         return 'Input should be a list of names, like ["Ansys Fluent"]', None
-    if kind == "literal_error":
-        got = error.get("input")
-        message = f"{message}, got {got!r}"
-        hint = did_you_mean(str(got), _choices(error))
-        return message, hint
-    return message, None
-
-
-def _choices(error: Any) -> list[str]:
-    expected = str(error.get("ctx", {}).get("expected", ""))
-    return [part.strip(" '\"") for part in expected.replace(" or ", ",").split(",") if part]
+    return None
 
 
 def profile_from_data(data: dict[str, Any], *, name: str, text: str | None = None) -> Profile:
@@ -212,16 +197,9 @@ def profile_from_data(data: dict[str, Any], *, name: str, text: str | None = Non
     try:
         return Profile.model_validate(data)
     except ValidationError as exc:
-        # A misspelt key also makes its field "missing": report the misspelling first.
-        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-        first = errors[0]
-        loc: tuple[str | int, ...] = tuple(first["loc"])
-        message, hint = _describe(first)
-        if len(errors) > 1:
-            message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-        field = ".".join(str(p) for p in loc)
-        line = locate_field(text, loc) if text is not None else None
-        raise InputError(message, file=name, line=line, field=field, hint=hint) from None
+        raise input_error(
+            exc, file=name, text=text, known_names=_known_names, special=_special
+        ) from None
 
 
 def load_profile(path: Path) -> Profile:

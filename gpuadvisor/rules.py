@@ -27,6 +27,7 @@ from gpuadvisor.expr import Expression, ExpressionError, Value, compile_expressi
 from gpuadvisor.factspec import FACTS_BY_NAME, schema_for
 from gpuadvisor.resources import data_dir
 from gpuadvisor.textio import load_document, locate_field
+from gpuadvisor.validation import input_error
 
 RULES_VERSION = "2026.11.1"
 
@@ -276,23 +277,13 @@ def load_rule_file(path: Path) -> Rule:
     try:
         rule = RuleData.model_validate(data)
     except ValidationError as exc:
-        # A misspelt key also leaves its field missing: report the misspelling first.
-        first = min(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-        loc = tuple(first["loc"])
-        message = first["msg"]
-        hint = None
-        if first["type"] == "extra_forbidden":
-            message = "unknown key"
-            hint = did_you_mean(
-                str(loc[-1]), [*RuleData.model_fields, "class", "shape", "fix_first"]
-            )
         rule_id = data.get("id") if isinstance(data.get("id"), str) else path.stem
-        raise InputError(
-            f"rule {rule_id}: {message}",
+        raise input_error(
+            exc,
             file=str(path),
-            line=locate_field(text, loc) if loc else None,
-            field=".".join(str(p) for p in loc) or None,
-            hint=hint,
+            text=text,
+            known_names=lambda loc: [*RuleData.model_fields, "class", "shape", "fix_first"],
+            prefix=f"rule {rule_id}: ",
         ) from None
     if rule.id != path.stem:
         raise InputError(
