@@ -98,7 +98,10 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """
     if os.environ.get("GPUADVISOR_NO_CACHE") == "1":
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    try:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    except (RuntimeError, KeyError):  # no home folder: run without a cache
+        return None
     folder = Path(base) / "gpuadvisor" / f"templates-{__version__}"
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
