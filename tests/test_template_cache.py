@@ -43,3 +43,26 @@ def test_no_cache_through_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPUADVISOR_NO_CACHE", "1")
     assert _bytecode_cache() is None
+
+
+def test_a_cache_that_cannot_be_written_does_not_fail_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuadvisor.pipeline import advise
+    from gpuadvisor.report import render
+
+    from .conftest import REPO
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GPUADVISOR_NO_CACHE", raising=False)
+    cache = _bytecode_cache()
+    assert cache is not None
+    folder = next((tmp_path / "gpuadvisor").iterdir())
+    monkeypatch.setattr("tempfile.NamedTemporaryFile", _refuse)
+    decision = advise(REPO / "examples" / "llm-latency-endpoint.toml", sensitivity=False)
+    assert render(decision, "md").startswith("# GPU purchase recommendation")
+    assert list(folder.iterdir()) == []
+
+
+def _refuse(*args: object, **kwargs: object) -> object:
+    raise OSError(28, "No space left on device")

@@ -17,6 +17,7 @@ forgetting a filter can never turn user text into markup.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -88,6 +89,20 @@ def find_asset(name: str, folders: tuple[Path, ...]) -> Path:
     raise jinja2.TemplateError(f"asset not found next to the templates: {name!r}")
 
 
+class _QuietBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """A cache that can fail without failing the report (a full disk, a vanished folder)."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, ValueError, EOFError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled bundled templates, kept per user like Python's own ``.pyc`` files.
 
@@ -117,7 +132,7 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         or not os.access(folder, os.W_OK)
     ):
         return None
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    return _QuietBytecodeCache(str(folder))
 
 
 def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environment:
