@@ -156,10 +156,6 @@ class Catalog:
         return any(sku.approved for sku in self.skus)
 
 
-def _read_entry(path: Path) -> tuple[dict[str, Any], str]:
-    return load_document(path)
-
-
 def _validate(data: dict[str, Any], path: Path, text: str, *, patch: bool = False) -> Sku:
     try:
         sku = Sku.model_validate(data)
@@ -211,7 +207,7 @@ def load_catalog(overlays: Sequence[Path] = (), base: Path | None = None) -> Cat
     folder = base or data_dir("catalog")
     by_id: dict[str, Sku] = {}
     for path in _entries(folder):
-        data, text = _read_entry(path)
+        data, text = load_document(path)
         sku = _validate(data, path, text)
         by_id[sku.id] = sku
     meta = _meta(folder)
@@ -231,7 +227,7 @@ def load_catalog(overlays: Sequence[Path] = (), base: Path | None = None) -> Cat
 
 def _apply_overlay(by_id: dict[str, Sku], folder: Path) -> None:
     for path in _entries(folder):
-        data, text = _read_entry(path)
+        data, text = load_document(path)
         patch = data.get("patch", False)
         if not isinstance(patch, bool):
             raise InputError(

@@ -554,7 +554,7 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
             )
         )
     if not core.feasible:
-        counts = Counter(rid for e in core.evaluated for rid in e.eliminated_by)
+        counts = Counter({rid: len(removed) for rid, removed in removed_by.items()})
         top = ", ".join(f"{rid} ({n} options)" for rid, n in counts.most_common(5))
         findings.append(
             Finding.model_construct(

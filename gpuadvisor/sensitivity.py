@@ -57,6 +57,13 @@ _FIXED_GRIDS: dict[str, tuple[float, ...]] = {
 
 MAX_TRIALS_PER_DIRECTION = 24
 
+#: Numeric inputs that only take whole values.
+INTEGER_INPUTS = (
+    "workload.concurrent_jobs",
+    "platform.gpu_count_max",
+    "platform.max_gpu_slot_width",
+)
+
 #: Inputs the options or their ranking read directly (see gpuadvisor.options).
 OPTION_INPUTS = (
     "workload.vram_need_gib",
@@ -128,12 +135,21 @@ def sensitivity_of(
     base = core.outcome()
     results: list[Sensitivity] = []
 
-    def first_flip(name: str, values: Iterable[Value]) -> tuple[Value, str] | None:
+    def record_first_flip(name: str, direction: str, values: Iterable[Value]) -> None:
+        """Re-run with each value in turn; record the first that changes the outcome."""
         for value in values:
             trial = run_core({**base_facts, name: value}, catalog, rules, memo)
             if trial.outcome() != base:
-                return value, _describe(trial)
-        return None
+                results.append(
+                    Sensitivity(
+                        input=name,
+                        current=base_facts.get(name),
+                        flips_at=value,
+                        to=_describe(trial),
+                        direction=direction,
+                    )
+                )
+                return
 
     # An input no rule reads and the options do not depend on cannot change the answer.
     read = {
@@ -146,41 +162,15 @@ def sensitivity_of(
         current = base_facts.get(name)
         if current is None or isinstance(current, (bool, str)):
             continue
-        integer = FACTS_BY_NAME[name].name in (
-            "workload.concurrent_jobs",
-            "platform.gpu_count_max",
-            "platform.max_gpu_slot_width",
-        )
         up, down = _grid(name, float(current), catalog, base_facts)
         for direction, values in (("up", up), ("down", down)):
-            cast: list[Value] = [int(v) if integer else float(v) for v in values]
-            found = first_flip(name, cast)
-            if found:
-                results.append(
-                    Sensitivity(
-                        input=name,
-                        current=current,
-                        flips_at=found[0],
-                        to=found[1],
-                        direction=direction,
-                    )
-                )
+            record_first_flip(
+                name, direction, [int(v) if name in INTEGER_INPUTS else float(v) for v in values]
+            )
     for name in CHOICE_INPUTS:
-        if name not in read:
-            continue
-        current = base_facts.get(name)
-        for value in _choices(name, current):
-            found = first_flip(name, [value])
-            if found:
-                results.append(
-                    Sensitivity(
-                        input=name,
-                        current=current,
-                        flips_at=found[0],
-                        to=found[1],
-                        direction="change",
-                    )
-                )
+        if name in read:
+            for value in _choices(name, base_facts.get(name)):
+                record_first_flip(name, "change", [value])
     return results
 
 
