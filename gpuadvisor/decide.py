@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpuadvisor import __version__
 from gpuadvisor.catalog import Catalog
@@ -46,12 +46,14 @@ from gpuadvisor.facts import FactSet, sku_facts
 from gpuadvisor.factspec import FACTS_BY_NAME, HOST_FACTS
 from gpuadvisor.options import (
     ASSUMPTIONS,
+    RANK_READS,
     RANKING,
     Option,
     energy_cost_usd,
     generate_options,
     lifecycle_cost_usd,
     options_signature,
+    rank_key,
     rank_options,
     vgpu_licence,
 )
@@ -111,6 +113,31 @@ class Core:
         )
 
 
+class OptionSet:
+    """The options of one options signature, indexed: option ``i`` is bit ``i`` of the
+    masks :class:`ConstraintMemo` keeps, and ``pairs[j]`` lists the options of the
+    ``j``-th (shape, class) pair in :data:`PAIRS` order."""
+
+    __slots__ = ("full", "options", "pair_bits", "pairs", "sku_bits")
+
+    def __init__(self, options: list[Option]) -> None:
+        self.options = options
+        self.full = (1 << len(options)) - 1
+        self.sku_bits: dict[str, int] = {}
+        members: dict[tuple[str, str], list[int]] = {}
+        for index, option in enumerate(options):
+            self.sku_bits[option.sku.id] = self.sku_bits.get(option.sku.id, 0) | 1 << index
+            members.setdefault((option.shape, option.sku.segment), []).append(index)
+        self.pairs: tuple[tuple[int, ...], ...] = tuple(
+            tuple(members.get(pair, ())) for pair in PAIRS
+        )
+        self.pair_bits = tuple(sum(1 << i for i in indices) for indices in self.pairs)
+
+
+#: Every (shape, class) pair, in the order the engine lists them.
+PAIRS: tuple[tuple[Shape, GpuClass], ...] = tuple((s, c) for s in SHAPES for c in CLASSES)
+
+
 class ConstraintMemo:
     """Constraint results remembered across engine runs on one catalog.
 
@@ -118,7 +145,9 @@ class ConstraintMemo:
     and the decision-wide facts its ``require`` reads, so sensitivity's many re-runs,
     which change one fact at a time, and batches of similar profiles re-use almost every
     verdict. A ``require`` that reads no ``option.*`` fact is judged once per SKU.
-    The memo lives with its catalog (``Catalog.scratch``) and is bounded.
+    Verdicts are kept per option, and per option set as a bit mask of the options a
+    rule eliminates. The memo lives with its catalog (``Catalog.scratch``) and is
+    bounded.
     """
 
     MAX_VERDICTS = 200_000
@@ -127,7 +156,9 @@ class ConstraintMemo:
         self.catalog = catalog
         self.sku_facts = {sku.id: sku_facts(sku) for sku in catalog.skus}
         self._tables: dict[tuple[object, ...], dict[str, bool]] = {}
-        self._runs: dict[tuple[object, ...], list[Evaluated]] = {}
+        self._masks: dict[tuple[object, ...], int] = {}
+        self._option_sets: dict[tuple[Value, ...], OptionSet] = {}
+        self._best: dict[tuple[object, ...], int | None] = {}
         self._size = 0
 
     @classmethod
@@ -137,63 +168,122 @@ class ConstraintMemo:
             memo = catalog.scratch["constraint_memo"] = cls(catalog)
         return memo
 
-    def evaluate(self, active: tuple[Rule, ...], facts: Mapping[str, Value]) -> list[Evaluated]:
-        """Every option for these facts, with the constraints that eliminate it."""
+    def _bound(self) -> None:
         if self._size > self.MAX_VERDICTS:
             self._tables.clear()
-            self._runs.clear()
+            self._masks.clear()
+            self._option_sets.clear()
+            self._best.clear()
             self._size = 0
-        tables = []
-        keys: list[object] = [options_signature(facts)]
-        for rule in active:
-            assert rule.require is not None
-            # The source text is part of the key: an overlay may redefine a rule id.
-            key = (rule.id, rule.require.source, *(facts.get(n) for n in rule.require_reads))
-            keys.append(key)
-            per_option = any(n.startswith("option.") for n in rule.require.names)
-            tables.append((rule, self._tables.setdefault(key, {}), per_option))
-        # Most of sensitivity's re-runs change a fact no constraint reads: same verdicts.
-        run_key = tuple(keys)
-        known = self._runs.get(run_key)
-        if known is not None:
-            return known
-        sku_tables = [(rule, table) for rule, table, per_option in tables if not per_option]
-        option_tables = [(rule, table) for rule, table, per_option in tables if per_option]
-        # Constraints that read no option.* fact are judged once per SKU, then shared by
-        # the SKU's options: those failures come first, each group in rule order.
-        sku_failed: dict[str, list[str]] = {}
-        for sku in self.catalog.skus:
-            failed_here: list[str] = []
-            sku_layers: tuple[Mapping[str, Value], ...] | None = None
-            for rule, table in sku_tables:
-                ok = table.get(sku.id)
-                if ok is None:
-                    if sku_layers is None:
-                        sku_layers = ({}, self.sku_facts[sku.id], facts)
-                    assert rule.require is not None
-                    ok = table[sku.id] = rule.require.holds(sku_layers)
-                    self._size += 1
-                if not ok:
-                    failed_here.append(rule.id)
-            sku_failed[sku.id] = failed_here
-        evaluated = []
-        for option in generate_options(self.catalog.skus, facts):
-            layers: tuple[Mapping[str, Value], ...] | None = None
-            failed = list(sku_failed[option.sku.id])
-            for rule, table in option_tables:
+
+    def option_set(self, facts: Mapping[str, Value]) -> OptionSet:
+        signature = options_signature(facts)
+        found = self._option_sets.get(signature)
+        if found is None:
+            found = self._option_sets[signature] = OptionSet(
+                generate_options(self.catalog.skus, facts)
+            )
+            self._size += len(found.options)
+        return found
+
+    def mask(self, rule: Rule, facts: Mapping[str, Value], options: OptionSet) -> int:
+        """The options of ``options`` that ``rule``'s ``require`` does not accept."""
+        require = rule.require
+        assert require is not None
+        # The source text is part of the key: an overlay may redefine a rule id.
+        key = (rule.id, require.source, *(facts.get(n) for n in rule.require_reads))
+        mask_key = (key, id(options))
+        found = self._masks.get(mask_key)
+        if found is not None:
+            return found
+        table = self._tables.setdefault(key, {})
+        mask = 0
+        if rule.require_per_option:
+            for index, option in enumerate(options.options):
                 ok = table.get(option.key)
                 if ok is None:
-                    if layers is None:
-                        layers = (option.facts(), self.sku_facts[option.sku.id], facts)
-                    assert rule.require is not None
-                    ok = table[option.key] = rule.require.holds(layers)
+                    layers = (option.facts(), self.sku_facts[option.sku.id], facts)
+                    ok = table[option.key] = require.holds(layers)
                     self._size += 1
                 if not ok:
-                    failed.append(rule.id)
-            evaluated.append(Evaluated(option, tuple(failed)))
-        self._runs[run_key] = evaluated
+                    mask |= 1 << index
+        else:
+            for sku_id, bits in options.sku_bits.items():
+                ok = table.get(sku_id)
+                if ok is None:
+                    ok = table[sku_id] = require.holds(({}, self.sku_facts[sku_id], facts))
+                    self._size += 1
+                if not ok:
+                    mask |= bits
+        self._masks[mask_key] = mask
         self._size += 1
-        return evaluated
+        return mask
+
+    def evaluate(self, active: tuple[Rule, ...], facts: Mapping[str, Value]) -> list[Evaluated]:
+        """Every option for these facts, with the constraints that eliminate it.
+
+        Constraints that read no option.* fact come first, then the others, each group
+        in rule order.
+        """
+        self._bound()
+        options = self.option_set(facts)
+        failed: list[list[str]] = [[] for _ in options.options]
+        for per_option in (False, True):
+            for rule in active:
+                if rule.require_per_option is not per_option:
+                    continue
+                bits = self.mask(rule, facts, options)
+                while bits:
+                    low = bits & -bits
+                    failed[low.bit_length() - 1].append(rule.id)
+                    bits ^= low
+        return [
+            Evaluated(option, tuple(why))
+            for option, why in zip(options.options, failed, strict=True)
+        ]
+
+    def best(
+        self, pair: int, alive: int, options: OptionSet, facts: Mapping[str, Value]
+    ) -> Option | None:
+        """The first-ranked option of one pair among the ``alive`` ones."""
+        here = options.pair_bits[pair] & alive
+        key = (id(options), pair, here, *(facts.get(n) for n in RANK_READS))
+        if key in self._best:
+            found = self._best[key]
+            return None if found is None else options.options[found]
+        candidates = [i for i in options.pairs[pair] if here >> i & 1]
+        index: int | None = None
+        if candidates:
+            rank = rank_key([options.options[i] for i in candidates], facts)
+            index = min(candidates, key=lambda i: rank(options.options[i]))
+        self._best[key] = index
+        self._size += 1
+        return None if index is None else options.options[index]
+
+
+def _scores(fired: tuple[Rule, ...]) -> tuple[dict[Shape, int], dict[GpuClass, int]]:
+    shape_scores: dict[Shape, int] = dict.fromkeys(SHAPES, 0)
+    class_scores: dict[GpuClass, int] = dict.fromkeys(CLASSES, 0)
+    for rule in fired:
+        for shape, weight in rule.data.effect.shape.items():
+            shape_scores[shape] += weight
+        for gpu_class, weight in rule.data.effect.class_.items():
+            class_scores[gpu_class] += weight
+    return shape_scores, class_scores
+
+
+def _pair_order(
+    score: int, shape: Shape, gpu_class: GpuClass, top: Option | None, facts: Mapping[str, Value]
+) -> tuple[float, ...]:
+    """Best pair first: score, then the simpler shape, the cheaper pick, the class."""
+    cost = lifecycle_cost_usd(top, facts) if top is not None else float("inf")
+    return (-score, SHAPES.index(shape), cost, CLASSES.index(gpu_class))
+
+
+def _memo(catalog: Catalog, memo: ConstraintMemo | None) -> ConstraintMemo:
+    if memo is not None and memo.catalog is catalog:
+        return memo
+    return ConstraintMemo.for_catalog(catalog)
 
 
 def run_core(
@@ -204,42 +294,29 @@ def run_core(
 ) -> Core:
     fired = tuple(rule for rule in rules.preferences if rule.when.holds(facts))
     active = tuple(rule for rule in rules.constraints if rule.when.holds(facts))
-    shape_scores: dict[Shape, int] = dict.fromkeys(SHAPES, 0)
-    class_scores: dict[GpuClass, int] = dict.fromkeys(CLASSES, 0)
-    for rule in fired:
-        for shape, weight in rule.data.effect.shape.items():
-            shape_scores[shape] += weight
-        for gpu_class, weight in rule.data.effect.class_.items():
-            class_scores[gpu_class] += weight
-
-    memo = (
-        memo
-        if memo is not None and memo.catalog is catalog
-        else ConstraintMemo.for_catalog(catalog)
-    )
-    evaluated = memo.evaluate(active, facts)
+    shape_scores, class_scores = _scores(fired)
+    evaluated = _memo(catalog, memo).evaluate(active, facts)
 
     groups: dict[tuple[str, str], list[Evaluated]] = {}
     for e in evaluated:
         groups.setdefault((e.option.shape, e.option.sku.segment), []).append(e)
     pairs: list[PairResult] = []
-    for shape in SHAPES:
-        for gpu_class in CLASSES:
-            mine = groups.get((shape, gpu_class), [])
-            alive = rank_options([e.option for e in mine if not e.eliminated_by], facts)
-            pairs.append(
-                PairResult(
-                    shape,
-                    gpu_class,
-                    shape_scores[shape] + class_scores[gpu_class],
-                    tuple(alive),
-                    tuple(e for e in mine if e.eliminated_by),
-                )
+    for shape, gpu_class in PAIRS:
+        mine = groups.get((shape, gpu_class), [])
+        alive = rank_options([e.option for e in mine if not e.eliminated_by], facts)
+        pairs.append(
+            PairResult(
+                shape,
+                gpu_class,
+                shape_scores[shape] + class_scores[gpu_class],
+                tuple(alive),
+                tuple(e for e in mine if e.eliminated_by),
             )
+        )
 
     def order(pair: PairResult) -> tuple[float, ...]:
-        cost = lifecycle_cost_usd(pair.ranked[0], facts) if pair.ranked else float("inf")
-        return (-pair.score, SHAPES.index(pair.shape), cost, CLASSES.index(pair.class_))
+        top = pair.ranked[0] if pair.ranked else None
+        return _pair_order(pair.score, pair.shape, pair.class_, top, facts)
 
     feasible_pairs = sorted((p for p in pairs if p.ranked), key=order)
     if feasible_pairs:
@@ -260,6 +337,57 @@ def run_core(
         runner_up=runner,
         feasible=bool(feasible_pairs),
     )
+
+
+class Outcome(NamedTuple):
+    """What a decision comes to: the chosen shape and class and the first pick."""
+
+    shape: Shape
+    class_: GpuClass
+    top: Option | None
+
+    def key(self) -> tuple[str, str, str | None, int]:
+        """Equal keys, same answer (what :meth:`Core.outcome` returns)."""
+        top = self.top
+        return (self.shape, self.class_, top.sku.id if top else None, top.count if top else 0)
+
+
+def outcome_of(
+    facts: Mapping[str, Value],
+    catalog: Catalog,
+    rules: RuleBase,
+    memo: ConstraintMemo | None = None,
+) -> Outcome:
+    """``run_core(facts, ...).outcome()`` and its top option, computed without phrasing
+    material: no per-option elimination lists, only each pair's first-ranked option.
+
+    What sensitivity's many re-runs need; ``tests/test_decide.py`` holds it equal to
+    :func:`run_core` over generated profiles and changed facts.
+    """
+    memo = _memo(catalog, memo)
+    memo._bound()
+    fired = tuple(rule for rule in rules.preferences if rule.when.holds(facts))
+    shape_scores, class_scores = _scores(fired)
+    options = memo.option_set(facts)
+    eliminated = 0
+    for rule in rules.constraints:
+        if rule.when.holds(facts):
+            eliminated |= memo.mask(rule, facts, options)
+    alive = options.full & ~eliminated
+    best: tuple[tuple[float, ...], Shape, GpuClass, Option | None] | None = None
+    for pair, (shape, gpu_class) in enumerate(PAIRS):
+        top = memo.best(pair, alive, options, facts)
+        key = _pair_order(
+            shape_scores[shape] + class_scores[gpu_class], shape, gpu_class, top, facts
+        )
+        # Feasible pairs first; among infeasible ones (nothing alive anywhere) the order
+        # alone decides, as in run_core.
+        ranked = (top is None, key)
+        if best is None or ranked < (best[3] is None, best[0]):
+            best = (key, shape, gpu_class, top)
+    assert best is not None
+    _, shape, gpu_class, top = best
+    return Outcome(shape, gpu_class, top)
 
 
 # -- phrasing -----------------------------------------------------------------------

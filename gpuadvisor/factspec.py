@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal, get_args, get_origin
 
 from pydantic import BaseModel
@@ -264,10 +266,21 @@ ALL_FACTS: tuple[FactSpec, ...] = (
 FACTS_BY_NAME: dict[str, FactSpec] = {spec.name: spec for spec in ALL_FACTS}
 
 
-def schema_for(scope: Scope) -> dict[str, FactType]:
-    """Fact types a condition of this scope may read (option scope sees everything)."""
-    return {
-        spec.name: spec.as_type()
-        for spec in ALL_FACTS
-        if scope == "option" or spec.scope == "global"
-    }
+_SCHEMAS: dict[str, Mapping[str, FactType]] = {}
+
+
+def schema_for(scope: Scope) -> Mapping[str, FactType]:
+    """Fact types a condition of this scope may read (option scope sees everything).
+
+    Built once per scope: every rule's conditions are checked against it at load.
+    """
+    schema = _SCHEMAS.get(scope)
+    if schema is None:
+        schema = _SCHEMAS[scope] = MappingProxyType(
+            {
+                spec.name: spec.as_type()
+                for spec in ALL_FACTS
+                if scope == "option" or spec.scope == "global"
+            }
+        )
+    return schema

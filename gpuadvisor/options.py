@@ -9,7 +9,7 @@ reason, and is quoted in the report's assumptions.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from gpuadvisor.catalog import Sku
 from gpuadvisor.expr import Value
@@ -165,9 +165,12 @@ def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
     )
 
 
+_ML_KINDS = ("training", "inference", "mixed")
+
+
 def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
     """Throughput figure that matters for the workload: tensor FP16 for ML, FP32 else."""
-    if facts["workload.kind"] in ("training", "inference", "mixed"):
+    if facts["workload.kind"] in _ML_KINDS:
         return sku.fp16_tensor_tflops
     return sku.fp32_tflops
 
@@ -189,21 +192,50 @@ RANKING: dict[str, str] = {
 }
 
 
+#: The facts :func:`rank_key` reads (the vGPU licence reads the last three).
+RANK_READS = (
+    "workload.objective",
+    "workload.kind",
+    "requirements.lifecycle_years",
+    "budget.electricity_usd_per_kwh",
+    "requirements.vgpu",
+    "requirements.certified_drivers",
+    "workload.concurrent_jobs",
+)
+
+
+def rank_key(
+    options: list[Option], facts: Mapping[str, Value]
+) -> Callable[[Option], tuple[tuple[float, ...], str]]:
+    """The sort key of :func:`rank_options` for this group of options."""
+    objective = facts["workload.objective"]
+    fastest = max(o.sku.memory_bandwidth_gbs for o in options)
+    # lifecycle_cost_usd's inputs read once for the group; the arithmetic below is the
+    # same, in the same order, so the costs are bit-for-bit equal.
+    years = _number(facts, "requirements.lifecycle_years")
+    price = _number(facts, "budget.electricity_usd_per_kwh")
+    duty = DUTY_CYCLE.get(str(objective), 0.5)
+    licence = vgpu_licence(facts)
+    licence_cost = licence[1] if licence else 0.0
+    ml = facts["workload.kind"] in _ML_KINDS
+
+    def key(option: Option) -> tuple[tuple[float, ...], str]:
+        sku = option.sku
+        energy = sku.tdp_w * option.count * duty * HOURS_PER_YEAR * years / 1000.0 * price
+        cost = sku.price_usd * option.count + energy + licence_cost
+        if objective == "throughput":
+            perf = sku.fp16_tensor_tflops if ml else sku.fp32_tflops
+            return (-option.jobs_served, -(perf * option.count / cost), cost), sku.id
+        if objective == "latency":
+            slow = 0.0 if sku.memory_bandwidth_gbs >= LATENCY_BAND * fastest else 1.0
+            return (-option.jobs_served, slow, cost, -sku.memory_bandwidth_gbs), sku.id
+        return (-option.jobs_served, cost, -sku.vram_gib), sku.id
+
+    return key
+
+
 def rank_options(options: list[Option], facts: Mapping[str, Value]) -> list[Option]:
     """Options of one shape and class, best first (see :data:`RANKING`)."""
     if not options:
         return []
-    objective = facts["workload.objective"]
-    fastest = max(o.sku.memory_bandwidth_gbs for o in options)
-
-    def key(option: Option) -> tuple[float, ...]:
-        cost = lifecycle_cost_usd(option, facts)
-        if objective == "throughput":
-            value = performance(option.sku, facts) * option.count / cost
-            return (-option.jobs_served, -value, cost)
-        if objective == "latency":
-            slow = 0.0 if option.sku.memory_bandwidth_gbs >= LATENCY_BAND * fastest else 1.0
-            return (-option.jobs_served, slow, cost, -option.sku.memory_bandwidth_gbs)
-        return (-option.jobs_served, cost, -option.sku.vram_gib)
-
-    return sorted(options, key=lambda o: (key(o), o.sku.id))
+    return sorted(options, key=rank_key(options, facts))

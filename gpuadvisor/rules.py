@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -134,6 +135,8 @@ class Rule:
     id: str = field(init=False)
     #: Decision-wide facts the ``require`` condition reads (not sku.* / option.*).
     require_reads: tuple[str, ...] = field(init=False)
+    #: Whether ``require`` reads an ``option.*`` fact (else it is judged once per SKU).
+    require_per_option: bool = field(init=False)
     #: Facts named by ``{placeholders}`` in the rationale and the action.
     placeholders: tuple[str, ...] = field(init=False)
     #: Findings already phrased for this rule, by the fact values they show (bounded).
@@ -147,6 +150,10 @@ class Rule:
         if self.require is not None:
             reads = tuple(n for n in self.require.names if FACTS_BY_NAME[n].scope == "global")
         object.__setattr__(self, "require_reads", reads)
+        per_option = self.require is not None and any(
+            n.startswith("option.") for n in self.require.names
+        )
+        object.__setattr__(self, "require_per_option", per_option)
         texts = self.data.rationale + self.data.action
         object.__setattr__(self, "placeholders", tuple(dict.fromkeys(_PLACEHOLDER.findall(texts))))
 
@@ -202,11 +209,11 @@ class RuleBase:
             hint=did_you_mean(rule_id, [r.id for r in self.rules]),
         )
 
-    @property
+    @cached_property
     def constraints(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if r.is_constraint)
 
-    @property
+    @cached_property
     def preferences(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if not r.is_constraint)
 

@@ -10,6 +10,7 @@ reported, in each direction.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from gpuadvisor.catalog import Catalog
 from gpuadvisor.decision import Sensitivity
@@ -17,6 +18,9 @@ from gpuadvisor.expr import Value
 from gpuadvisor.factspec import FACTS_BY_NAME
 from gpuadvisor.options import generate_options
 from gpuadvisor.rules import RuleBase, format_value
+
+if TYPE_CHECKING:
+    from gpuadvisor.decide import Outcome
 
 #: Inputs scanned, in the order reported.
 NUMERIC_INPUTS = (
@@ -114,20 +118,17 @@ def _choices(name: str, current: Value) -> list[Value]:
     return [c for c in spec.choices or () if c != current]
 
 
-def _describe(core: object) -> str:
-    from gpuadvisor.decide import Core
-
-    assert isinstance(core, Core)
-    top = core.top
+def _describe(outcome: Outcome) -> str:
+    top = outcome.top
     if top is None:
         return "no card meets every requirement"
-    return f"{core.chosen.shape} / {core.chosen.class_}: {top.count} × {top.sku.name}"
+    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}"
 
 
 def sensitivity_of(
     core: object, catalog: Catalog, rules: RuleBase, memo: object = None
 ) -> list[Sensitivity]:
-    from gpuadvisor.decide import ConstraintMemo, Core, run_core
+    from gpuadvisor.decide import ConstraintMemo, Core, outcome_of
 
     memo = memo if isinstance(memo, ConstraintMemo) else ConstraintMemo.for_catalog(catalog)
     assert isinstance(core, Core)
@@ -138,8 +139,8 @@ def sensitivity_of(
     def record_first_flip(name: str, direction: str, values: Iterable[Value]) -> None:
         """Re-run with each value in turn; record the first that changes the outcome."""
         for value in values:
-            trial = run_core({**base_facts, name: value}, catalog, rules, memo)
-            if trial.outcome() != base:
+            trial = outcome_of({**base_facts, name: value}, catalog, rules, memo)
+            if trial.key() != base:
                 results.append(
                     Sensitivity(
                         input=name,

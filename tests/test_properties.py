@@ -161,3 +161,45 @@ def test_raising_memory_need_never_lowers_top_pick_memory(
     after = _top_memory(run(bigger, catalog))
     if before is not None and after is not None:
         assert after >= before
+
+
+#: Facts sensitivity changes, with values that cross the catalog's thresholds.
+_TRIAL_CHANGES = st.one_of(
+    st.tuples(st.just("workload.vram_need_gib"), st.sampled_from([4.0, 16.5, 24.5, 48.5, 90.0])),
+    st.tuples(st.just("workload.concurrent_jobs"), st.sampled_from([1, 2, 3, 8, 16])),
+    st.tuples(st.just("budget.max_usd"), st.sampled_from([999.0, 2500.0, 9000.0, 60000.0])),
+    st.tuples(st.just("platform.gpu_count_max"), st.sampled_from([1, 2, 4, 8])),
+    st.tuples(st.just("platform.psu_headroom_w"), st.sampled_from([150.0, 450.0, 1600.0])),
+    st.tuples(st.just("requirements.lifecycle_years"), st.sampled_from([1, 3, 7])),
+    st.tuples(
+        st.just("workload.objective"),
+        st.sampled_from(["latency", "throughput", "correctness", "fleet-simplicity"]),
+    ),
+    st.tuples(st.just("requirements.vgpu"), st.booleans()),
+    st.tuples(st.just("requirements.display_sync"), st.booleans()),
+    st.tuples(st.just("platform.airflow"), st.sampled_from(["open", "front-to-back"])),
+)
+
+
+@SETTINGS
+@given(
+    profiles, st.lists(_TRIAL_CHANGES, min_size=1, max_size=4), st.sampled_from(sorted(CATALOGS))
+)
+def test_sensitivity_trials_match_the_full_engine(
+    data: dict[str, Any], changes: list[tuple[str, Any]], which: str
+) -> None:
+    """outcome_of (sensitivity's fast re-run) agrees with run_core on every trial, with
+    the memo warm from earlier trials as it is during a scan."""
+    from gpuadvisor.decide import ConstraintMemo, outcome_of, run_core
+
+    catalog = CATALOGS[which]
+    profile = Profile.model_validate(data)
+    facts = dict(build_facts(profile, catalog).values)
+    memo = ConstraintMemo.for_catalog(catalog)
+    for name, value in [(None, None), *changes]:
+        if name is not None:
+            facts[name] = value
+        full = run_core(facts, catalog, RULES, memo)
+        fast = outcome_of(facts, catalog, RULES, memo)
+        assert fast.key() == full.outcome()
+        assert fast.top is full.top or (fast.top is not None and fast.top.key == full.top.key)
