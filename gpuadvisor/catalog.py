@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from gpuadvisor.cache import Document, bundled_documents
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.resources import data_dir
 from gpuadvisor.textio import load_document, locate_field
@@ -178,11 +179,11 @@ def _entries(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.toml") if not p.name.startswith("_"))
 
 
-def _meta(folder: Path) -> _Meta | None:
+def _meta(folder: Path, read: Callable[[Path], Document] = load_document) -> _Meta | None:
     path = folder / "_catalog.toml"
     if not path.is_file():
         return None
-    data, _ = load_document(path)
+    data, _ = read(path)
     try:
         return _Meta.model_validate(data)
     except ValidationError as exc:
@@ -205,12 +206,17 @@ _PATCHABLE = {
 def load_catalog(overlays: Sequence[Path] = (), base: Path | None = None) -> Catalog:
     """The bundled catalog (or ``base``) with each overlay folder applied in order."""
     folder = base or data_dir("catalog")
+    # The bundled entries' parsed TOML is cached per user (validation still runs).
+    documents = bundled_documents() if base is None else None
+    read = documents.read if documents is not None else load_document
     by_id: dict[str, Sku] = {}
     for path in _entries(folder):
-        data, text = load_document(path)
+        data, text = read(path)
         sku = _validate(data, path, text)
         by_id[sku.id] = sku
-    meta = _meta(folder)
+    meta = _meta(folder, read)
+    if documents is not None:
+        documents.flush()
     version = f"{meta.version} ({meta.date.isoformat()})" if meta else "unversioned"
     names: list[str] = []
     for overlay in overlays:

@@ -50,9 +50,9 @@ from gpuadvisor.options import (
     RANKING,
     Option,
     energy_cost_usd,
-    generate_options,
     lifecycle_cost_usd,
-    options_signature,
+    option_plan,
+    options_of_plan,
     rank_key,
     rank_options,
     vgpu_licence,
@@ -64,8 +64,9 @@ SEVERITY_ORDER = {"blocker": 0, "warning": 1, "advice": 2, "info": 3}
 PICKS_SHOWN = 3
 
 
-@dataclass(frozen=True)
-class Evaluated:
+class Evaluated(NamedTuple):
+    """One option and the constraint rules that eliminate it (none: it is alive)."""
+
     option: Option
     eliminated_by: tuple[str, ...]
 
@@ -157,7 +158,7 @@ class ConstraintMemo:
         self.sku_facts = {sku.id: sku_facts(sku) for sku in catalog.skus}
         self._tables: dict[tuple[object, ...], dict[str, bool]] = {}
         self._masks: dict[tuple[object, ...], int] = {}
-        self._option_sets: dict[tuple[Value, ...], OptionSet] = {}
+        self._option_sets: dict[tuple[int, ...], OptionSet] = {}
         self._best: dict[tuple[object, ...], int | None] = {}
         self._size = 0
 
@@ -177,12 +178,10 @@ class ConstraintMemo:
             self._size = 0
 
     def option_set(self, facts: Mapping[str, Value]) -> OptionSet:
-        signature = options_signature(facts)
-        found = self._option_sets.get(signature)
+        plan = option_plan(self.catalog.skus, facts)
+        found = self._option_sets.get(plan)
         if found is None:
-            found = self._option_sets[signature] = OptionSet(
-                generate_options(self.catalog.skus, facts)
-            )
+            found = self._option_sets[plan] = OptionSet(options_of_plan(self.catalog.skus, plan))
             self._size += len(found.options)
         return found
 
@@ -227,16 +226,15 @@ class ConstraintMemo:
         """
         self._bound()
         options = self.option_set(facts)
+        ordered = [r for r in active if not r.require_per_option]
+        ordered += [r for r in active if r.require_per_option]
+        masks = [(rule.id, self.mask(rule, facts, options)) for rule in ordered]
         failed: list[list[str]] = [[] for _ in options.options]
-        for per_option in (False, True):
-            for rule in active:
-                if rule.require_per_option is not per_option:
-                    continue
-                bits = self.mask(rule, facts, options)
-                while bits:
-                    low = bits & -bits
-                    failed[low.bit_length() - 1].append(rule.id)
-                    bits ^= low
+        for rule_id, bits in masks:
+            while bits:
+                low = bits & -bits
+                failed[low.bit_length() - 1].append(rule_id)
+                bits ^= low
         return [
             Evaluated(option, tuple(why))
             for option, why in zip(options.options, failed, strict=True)
@@ -393,7 +391,7 @@ def outcome_of(
 # -- phrasing -----------------------------------------------------------------------
 
 
-# Output models below are built with ``model_construct``: every value comes from
+# Output models below are built with ``build`` (no validation): every value comes from
 # validated inputs and the engine itself, and validating them again would cost a third
 # of a decision. ``tests/test_decide.py`` re-validates whole decisions to keep this honest.
 
@@ -403,7 +401,7 @@ def _fact_values(rule: Rule, facts: FactSet) -> tuple[FactValue, ...]:
     for name in rule.fact_names:
         spec = FACTS_BY_NAME[name]
         values.append(
-            FactValue.model_construct(
+            FactValue.build(
                 name=name,
                 value=facts.values.get(name),
                 unit=spec.unit,
@@ -450,7 +448,7 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         .replace("  ", " ")
         .replace(" ,", ",")
     )
-    return Pick.model_construct(
+    return Pick.build(
         sku=sku.id,
         name=sku.name,
         count=option.count,
@@ -568,7 +566,7 @@ def _rejections(core: Core) -> list[Rejected]:
                 )
             else:
                 reason = f"scored {score:+d} against {winner:+d} for the chosen {axis}"
-        rejected.append(Rejected.model_construct(option=name, because=because, reason=reason))
+        rejected.append(Rejected.build(option=name, because=because, reason=reason))
     return rejected
 
 
@@ -581,7 +579,7 @@ def _alternatives(core: Core, ranking: str) -> list[Alternative]:
             continue
         counts = pair.elimination_counts
         alternatives.append(
-            Alternative(
+            Alternative.build(
                 shape=pair.shape,
                 class_=pair.class_,
                 score=pair.score,
@@ -618,7 +616,7 @@ def _phrase(rule: Rule, core: Core, facts: FactSet) -> FixFirst | Finding:
     values = _fact_values(rule, facts)
     phrased: FixFirst | Finding
     if rule.data.effect.fix_first:
-        phrased = FixFirst.model_construct(
+        phrased = FixFirst.build(
             rule=rule.id,
             category=rule.data.category,
             title=rule.data.title,
@@ -628,7 +626,7 @@ def _phrase(rule: Rule, core: Core, facts: FactSet) -> FixFirst | Finding:
             facts=values,
         )
     else:
-        phrased = Finding.model_construct(
+        phrased = Finding.build(
             rule=rule.id,
             category=rule.data.category,
             severity=rule.data.severity,
@@ -668,7 +666,7 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
         sample = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         values = _fact_values(rule, facts)
         findings.append(
-            Finding.model_construct(
+            Finding.build(
                 rule=rule.id,
                 category=rule.data.category,
                 severity=rule.data.severity,
@@ -685,7 +683,7 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
         counts = Counter({rid: len(removed) for rid, removed in removed_by.items()})
         top = ", ".join(f"{rid} ({n} options)" for rid, n in counts.most_common(5))
         findings.append(
-            Finding.model_construct(
+            Finding.build(
                 rule="ENGINE-NOFIT-001",
                 category="cost",
                 severity="blocker",
@@ -716,7 +714,7 @@ def _measured(facts: FactSet) -> tuple[FactValue, ...]:
         if value is None or spec.name == "host.evidence_present":
             continue
         values.append(
-            FactValue.model_construct(
+            FactValue.build(
                 name=spec.name,
                 value=value,
                 unit=spec.unit,
@@ -758,14 +756,14 @@ def decide(
     from gpuadvisor.sensitivity import sensitivity_of
 
     flips = sensitivity_of(core, catalog, rules, memo) if sensitivity else ()
-    return Decision(
-        meta=Meta(
+    return Decision.build(
+        meta=Meta.build(
             title=profile.meta.title,
             requester=profile.meta.requester,
             notes=profile.meta.notes,
             isv_apps=profile.requirements.isv_apps,
         ),
-        recommendation=Recommendation(
+        recommendation=Recommendation.build(
             shape=core.chosen.shape,
             class_=core.chosen.class_,
             gpu_count=top.count if top else 0,
@@ -789,6 +787,10 @@ def decide(
         gpus=measured_gpus,
         vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
         lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
-        inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),
-        provenance=Provenance(gpuadvisor=__version__, catalog=catalog.version, rules=rules.version),
+        inputs=Inputs.build(
+            profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence
+        ),
+        provenance=Provenance.build(
+            gpuadvisor=__version__, catalog=catalog.version, rules=rules.version
+        ),
     )

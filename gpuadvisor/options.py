@@ -63,7 +63,7 @@ class Option:
     """One purchase: a shape, a SKU and how many cards. Immutable by convention; a plain
     class with slots because the engine makes over a hundred per decision."""
 
-    __slots__ = ("count", "jobs_served", "key", "shape", "sku", "vram_per_job_gib")
+    __slots__ = ("_facts", "count", "jobs_served", "key", "shape", "sku", "vram_per_job_gib")
 
     def __init__(
         self, shape: Shape, sku: Sku, count: int, vram_per_job_gib: float, jobs_served: int
@@ -74,6 +74,7 @@ class Option:
         self.vram_per_job_gib = vram_per_job_gib
         self.jobs_served = jobs_served
         self.key = f"{shape}:{sku.id}:{count}"
+        self._facts: dict[str, Value] | None = None
 
     def __repr__(self) -> str:
         return f"Option({self.key}, serves {self.jobs_served})"
@@ -86,7 +87,13 @@ class Option:
     def total_power_w(self) -> float:
         return self.sku.tdp_w * self.count
 
-    def facts(self) -> dict[str, Value]:
+    def facts(self) -> Mapping[str, Value]:
+        """The ``option.*`` facts, built once (options are shared by the engine's memo)."""
+        if self._facts is None:
+            self._facts = self._build_facts()
+        return self._facts
+
+    def _build_facts(self) -> dict[str, Value]:
         return {
             "option.shape": self.shape,
             "option.gpu_count": self.count,
@@ -103,37 +110,43 @@ def _number(facts: Mapping[str, Value], name: str) -> float:
     return float(value)
 
 
-def options_signature(facts: Mapping[str, Value]) -> tuple[Value, ...]:
-    """The facts :func:`generate_options` reads: equal signatures, equal options."""
-    return (
-        facts["workload.vram_need_gib"],
-        facts["workload.concurrent_jobs"],
-        facts["platform.gpu_count_max"],
-        facts["workload.kind"] in PACKABLE_KINDS,
-    )
-
-
-def generate_options(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> list[Option]:
-    """Every option worth evaluating; constraints are judged later, by the rules."""
+def option_plan(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> tuple[int, ...]:
+    """What :func:`generate_options` makes of these facts, as numbers: for each SKU, the
+    jobs one card holds, the cards and jobs of the independent-jobs option and the
+    shards of the model-parallel one. Equal plans, equal options (many memory needs
+    and job counts come to the same plan)."""
     need = _number(facts, "workload.vram_need_gib")
     jobs = int(_number(facts, "workload.concurrent_jobs"))
     slots = int(_number(facts, "platform.gpu_count_max"))
-    options: list[Option] = []
     packable = facts["workload.kind"] in PACKABLE_KINDS
+    plan: list[int] = []
     for sku in skus:
         # Light jobs share a card side by side (MPS, MIG or vGPU); compute-bound jobs
         # would only slow each other down, so they get a card each.
         per_card = max(1, int(min(sku.vram_gib // need, jobs))) if packable else 1
-        options.append(Option("single-larger-gpu", sku, 1, sku.vram_gib, min(jobs, per_card)))
         # Independent jobs: enough cards for every job, as many as the chassis takes
         # (at least two: the shape is about adding cards).
         wanted = max(2, min(math.ceil(jobs / per_card), slots))
-        served = min(jobs, wanted * per_card)
+        shards = max(2, math.ceil(need / (sku.vram_gib * (1 - SHARDING_OVERHEAD))))
+        plan += (min(jobs, per_card), wanted, min(jobs, wanted * per_card), shards)
+    return tuple(plan)
+
+
+def options_of_plan(skus: tuple[Sku, ...], plan: tuple[int, ...]) -> list[Option]:
+    """The options a plan of :func:`option_plan` describes, three per SKU."""
+    options: list[Option] = []
+    for index, sku in enumerate(skus):
+        single_jobs, wanted, served, shards = plan[4 * index : 4 * index + 4]
+        options.append(Option("single-larger-gpu", sku, 1, sku.vram_gib, single_jobs))
         options.append(Option("two-independent-jobs", sku, wanted, sku.vram_gib, served))
         usable = sku.vram_gib * (1 - SHARDING_OVERHEAD)
-        shards = max(2, math.ceil(need / usable))
         options.append(Option("multi-gpu-model-parallel", sku, shards, usable * shards, 1))
     return options
+
+
+def generate_options(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> list[Option]:
+    """Every option worth evaluating; constraints are judged later, by the rules."""
+    return options_of_plan(skus, option_plan(skus, facts))
 
 
 def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:

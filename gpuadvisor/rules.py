@@ -15,7 +15,7 @@ finding and moves the decision:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gpuadvisor.cache import Document, bundled_documents
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.expr import Expression, ExpressionError, Value, compile_expression
 from gpuadvisor.factspec import FACTS_BY_NAME, schema_for
@@ -279,8 +280,8 @@ def _compile(rule: RuleData, path: Path, text: str) -> Rule:
     return Rule(data=rule, when=when, require=require, path=str(path))
 
 
-def load_rule_file(path: Path) -> Rule:
-    data, text = load_document(path)
+def load_rule_file(path: Path, read: Callable[[Path], Document] = load_document) -> Rule:
+    data, text = read(path)
     try:
         rule = RuleData.model_validate(data)
     except ValidationError as exc:
@@ -311,10 +312,15 @@ def load_rules(overlays: Sequence[Path] = (), base: Path | None = None) -> RuleB
     """Bundled rules (or ``base``), then each overlay folder: same id replaces."""
     folders = [base or data_dir("rules"), *overlays]
     by_id: dict[str, Rule] = {}
-    for folder in folders:
+    # The bundled rules' parsed TOML is cached per user (validation still runs).
+    documents = bundled_documents() if base is None else None
+    for number, folder in enumerate(folders):
+        read = documents.read if documents is not None and number == 0 else load_document
         for path in _rule_files(folder):
-            rule = load_rule_file(path)
+            rule = load_rule_file(path, read)
             by_id[rule.id] = rule
+    if documents is not None:
+        documents.flush()
     _check_aliases(by_id)
     rules = tuple(sorted(by_id.values(), key=lambda r: r.id))
     version = RULES_VERSION + ("+" + "+".join(p.name for p in overlays) if overlays else "")

@@ -1,0 +1,176 @@
+"""The per-user cache of parsed bundled documents: used only while files are unchanged,
+never trusted past validation, and never a reason for a run to fail."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from pathlib import Path
+
+import pytest
+
+from gpuadvisor import cache
+from gpuadvisor.cache import DocumentCache, bundled_documents, user_cache_folder
+from gpuadvisor.catalog import load_catalog
+from gpuadvisor.errors import InputError
+from gpuadvisor.rules import load_rules
+from gpuadvisor.textio import load_document
+
+
+def _old(path: Path) -> None:
+    """Date a file back so it is settled enough to be cached."""
+    then = time.time() - 60
+    os.utime(path, (then, then))
+
+
+def _counting(calls: list[Path]):  # type: ignore[no-untyped-def]
+    def parse(path: Path) -> tuple[dict[str, object], str]:
+        calls.append(path)
+        return load_document(path)
+
+    return parse
+
+
+def test_second_read_comes_from_the_cache_file(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text('x = 1\nname = "a"\n')
+    _old(doc)
+    store = tmp_path / "documents.pickle"
+    calls: list[Path] = []
+    first = DocumentCache(store)
+    assert first.get(doc, _counting(calls)) == ({"x": 1, "name": "a"}, 'x = 1\nname = "a"\n')
+    first.flush()
+    assert store.is_file()
+    second = DocumentCache(store)  # a new process, in effect
+    assert second.get(doc, _counting(calls))[0] == {"x": 1, "name": "a"}
+    assert calls == [doc]
+
+
+def test_each_caller_gets_its_own_copy(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("[t]\nx = [1, 2]\n")
+    _old(doc)
+    documents = DocumentCache(tmp_path / "documents.pickle")
+    documents.get(doc, load_document)
+    data, _ = documents.get(doc, load_document)
+    data["t"]["x"].append(3)
+    assert documents.get(doc, load_document)[0] == {"t": {"x": [1, 2]}}
+
+
+def test_a_changed_file_is_parsed_again(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("x = 1\n")
+    _old(doc)
+    documents = DocumentCache(tmp_path / "documents.pickle")
+    assert documents.get(doc, load_document)[0] == {"x": 1}
+    doc.write_text("x = 22\n")
+    _old(doc)
+    os.utime(doc, (time.time() - 30, time.time() - 30))
+    assert documents.get(doc, load_document)[0] == {"x": 22}
+
+
+def test_a_file_changed_moments_ago_is_not_cached(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("x = 1\n")
+    documents = DocumentCache(tmp_path / "documents.pickle")
+    calls: list[Path] = []
+    documents.get(doc, _counting(calls))
+    documents.get(doc, _counting(calls))
+    assert calls == [doc, doc]
+
+
+def test_parse_errors_pass_through_and_are_not_cached(tmp_path: Path) -> None:
+    doc = tmp_path / "bad.toml"
+    doc.write_text("x = = 1\n")
+    _old(doc)
+    documents = DocumentCache(tmp_path / "documents.pickle")
+    for _ in range(2):
+        with pytest.raises(InputError, match=r"bad\.toml"):
+            documents.get(doc, load_document)
+    documents.flush()
+    assert not (tmp_path / "documents.pickle").exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not a pickle", pickle.dumps({"format": 999}), pickle.dumps([1, 2, 3])],
+    ids=["empty", "garbage", "other-format", "not-a-dict"],
+)
+def test_a_damaged_cache_file_is_ignored_and_replaced(tmp_path: Path, content: bytes) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("x = 1\n")
+    _old(doc)
+    store = tmp_path / "documents.pickle"
+    store.write_bytes(content)
+    documents = DocumentCache(store)
+    assert documents.get(doc, load_document)[0] == {"x": 1}
+    documents.flush()
+    calls: list[Path] = []
+    assert DocumentCache(store).get(doc, _counting(calls))[0] == {"x": 1}
+    assert calls == []
+
+
+def test_a_damaged_entry_is_parsed_again(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("x = 1\n")
+    _old(doc)
+    store = tmp_path / "documents.pickle"
+    documents = DocumentCache(store)
+    documents.get(doc, load_document)
+    documents.flush()
+    stored = pickle.loads(store.read_bytes())
+    stamp, _ = stored["entries"][str(doc)]
+    stored["entries"][str(doc)] = (stamp, b"\x80garbage")
+    store.write_bytes(pickle.dumps(stored))
+    assert DocumentCache(store).get(doc, load_document)[0] == {"x": 1}
+
+
+def test_an_unwritable_cache_folder_does_not_fail(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("x = 1\n")
+    _old(doc)
+    documents = DocumentCache(tmp_path / "missing" / "folder" / "documents.pickle")
+    assert documents.get(doc, load_document)[0] == {"x": 1}
+    documents.flush()  # no error
+
+
+def test_bundled_loads_fill_and_use_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GPUADVISOR_NO_CACHE", raising=False)
+    monkeypatch.setattr(cache, "_DOCUMENTS", None)
+    reference = (load_catalog(), load_rules())
+    stores = list(tmp_path.glob("gpuadvisor/documents-*/documents.pickle"))
+    assert len(stores) == 1
+    # A new process: nothing is parsed, and the loaded catalog and rules are the same.
+    monkeypatch.setattr(cache, "_DOCUMENTS", None)
+
+    def no_parsing(*_: object, **__: object) -> object:
+        raise AssertionError("parsed although cached")
+
+    monkeypatch.setattr("gpuadvisor.textio.parse_document", no_parsing)
+    catalog, rules = load_catalog(), load_rules()
+    assert catalog.skus == reference[0].skus
+    assert [r.data for r in rules.rules] == [r.data for r in reference[1].rules]
+
+
+def test_switched_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("GPUADVISOR_NO_CACHE", "1")
+    monkeypatch.setattr(cache, "_DOCUMENTS", None)
+    assert bundled_documents().file is None
+    load_catalog()
+    assert not (tmp_path / "gpuadvisor").exists()
+
+
+def test_no_cache_in_a_folder_others_can_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GPUADVISOR_NO_CACHE", raising=False)
+    folder = user_cache_folder("documents-test")
+    assert folder is not None
+    os.chmod(folder, 0o777)
+    assert user_cache_folder("documents-test") is None
