@@ -1,41 +1,24 @@
 """Captured tool outputs -> one :class:`~gpuadvisor.host.HostSnapshot`.
 
 Each format has its own module with a pure ``parse(text, name)`` returning a partial
-snapshot; :func:`detect` picks the format from the content (never the file name),
-:func:`load_evidence` reads files, hashes them and merges what they say about the host.
+snapshot; :func:`detect` picks the format from the content (never the file name) with
+the checks in :mod:`._detect`, :func:`load_evidence` reads files, hashes them and merges
+what they say about the host.
+
+Importing this package imports no parser and no model: a parser module is imported
+the first time a file of its format is read, so a run with three captures loads three
+parsers (and detection alone none).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from gpuadvisor.errors import InputError
-from gpuadvisor.evidence import (
-    _limits,
-    dcgm,
-    dmon,
-    host_json,
-    iostat,
-    kernel_log,
-    lscpu,
-    mpstat,
-    numactl,
-    p2p,
-    pmon,
-    query_csv,
-    sar_net,
-    smi_list,
-    smi_table,
-    smi_text,
-    smi_xml,
-    topo,
-)
+from gpuadvisor.evidence import _detect, _limits
 from gpuadvisor.evidence._limits import (
     MAX_GPUS,
     BadValue,
@@ -44,10 +27,11 @@ from gpuadvisor.evidence._limits import (
     line_of,
     time_limit,
 )
-from gpuadvisor.evidence._values import strip_ansi
-from gpuadvisor.evidence.merge import merge
-from gpuadvisor.host import EvidenceKind, HostSnapshot, Source
-from gpuadvisor.textio import decode_text, read_bytes
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from gpuadvisor.host import EvidenceKind, HostSnapshot
 
 __all__ = [
     "FORMATS",
@@ -65,10 +49,22 @@ class Format:
     kind: EvidenceKind
     description: str
     looks_like: Callable[[str], bool]
-    parse: Callable[[str, str], HostSnapshot]
+    #: The module of this package that parses the format (``parse(text, name)``),
+    #: imported the first time :attr:`parse` is asked for.
+    module: str
     #: Whether ``looks_like`` must see the whole text (kernel logs: the first Xid may
     #: come after megabytes of other messages); the others decide on the first lines.
     whole: bool = False
+
+    @property
+    def parse(self) -> Callable[[str, str], HostSnapshot]:
+        """``parse`` of :attr:`module`, which this imports if no file has yet."""
+        name = f"{__name__}.{self.module}"
+        # __import__, not importlib.import_module: python -X importtime reports only
+        # imports made this way, and the parsers' cost is what it is used to find.
+        __import__(name)
+        parser: Callable[[str, str], HostSnapshot] = sys.modules[name].parse
+        return parser
 
 
 HEAD_LINES = 200
@@ -79,45 +75,41 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "gpuadvisor-host",
         "gpuadvisor probe / import output (host/v1 JSON)",
-        host_json.looks_like,
-        host_json.parse,
+        _detect.host_json,
+        "host_json",
     ),
-    Format("nvidia-smi-xml", "nvidia-smi -q -x", smi_xml.looks_like, smi_xml.parse),
-    Format(
-        "nvidia-smi-table", "nvidia-smi (the default table)", smi_table.looks_like, smi_table.parse
-    ),
-    Format("nvidia-smi-list", "nvidia-smi -L", smi_list.looks_like, smi_list.parse),
+    Format("nvidia-smi-xml", "nvidia-smi -q -x", _detect.smi_xml, "smi_xml"),
+    Format("nvidia-smi-table", "nvidia-smi (the default table)", _detect.smi_table, "smi_table"),
+    Format("nvidia-smi-list", "nvidia-smi -L", _detect.smi_list, "smi_list"),
     Format(
         "nvidia-smi-csv",
         "nvidia-smi --query-gpu=... --format=csv (with header)",
-        query_csv.looks_like,
-        query_csv.parse,
+        _detect.query_csv,
+        "query_csv",
     ),
-    Format("nvidia-smi-pmon", "nvidia-smi pmon", pmon.looks_like, pmon.parse),
-    Format("nvidia-smi-dmon", "nvidia-smi dmon", dmon.looks_like, dmon.parse),
-    Format("nvidia-smi-p2p", "nvidia-smi topo -p2p <r|w|n|a|p>", p2p.looks_like, p2p.parse),
-    Format("nvidia-smi-topo", "nvidia-smi topo -m", topo.looks_like, topo.parse),
-    Format("iostat", "iostat -x", iostat.looks_like, iostat.parse),
-    Format("mpstat", "mpstat -P ALL", mpstat.looks_like, mpstat.parse),
-    Format("sar-net", "sar -n DEV", sar_net.looks_like, sar_net.parse),
-    Format("lscpu", "lscpu", lscpu.looks_like, lscpu.parse),
-    Format("numactl", "numactl --show", numactl.looks_like, numactl.parse),
+    Format("nvidia-smi-pmon", "nvidia-smi pmon", _detect.pmon, "pmon"),
+    Format("nvidia-smi-dmon", "nvidia-smi dmon", _detect.dmon, "dmon"),
+    Format("nvidia-smi-p2p", "nvidia-smi topo -p2p <r|w|n|a|p>", _detect.p2p, "p2p"),
+    Format("nvidia-smi-topo", "nvidia-smi topo -m", _detect.topo, "topo"),
+    Format("iostat", "iostat -x", _detect.iostat, "iostat"),
+    Format("mpstat", "mpstat -P ALL", _detect.mpstat, "mpstat"),
+    Format("sar-net", "sar -n DEV", _detect.sar_net, "sar_net"),
+    Format("lscpu", "lscpu", _detect.lscpu, "lscpu"),
+    Format("numactl", "numactl --show", _detect.numactl, "numactl"),
     Format(
         "dcgm-prom",
         "dcgm-exporter scrape (Prometheus text, DCGM_FI_*)",
-        dcgm.looks_like,
-        dcgm.parse,
+        _detect.dcgm,
+        "dcgm",
     ),
     Format(
         "kernel-log",
         "dmesg / dmesg -T / journalctl -k (Xid and PCIe AER lines)",
-        kernel_log.looks_like,
-        kernel_log.parse,
+        _detect.kernel_log,
+        "kernel_log",
         whole=True,
     ),
-    Format(
-        "nvidia-smi-q", "nvidia-smi -q (whole or -d subsets)", smi_text.looks_like, smi_text.parse
-    ),
+    Format("nvidia-smi-q", "nvidia-smi -q (whole or -d subsets)", _detect.smi_text, "smi_text"),
 )
 
 _SMI_ERRORS = (
@@ -159,6 +151,8 @@ def detect(text: str, name: str | None = None) -> EvidenceKind:
     for candidate in FORMATS:
         if candidate.looks_like(text if candidate.whole else head):
             return candidate.kind
+    from gpuadvisor.evidence._values import strip_ansi
+
     first = strip_ansi(next(line for line in text.splitlines() if line.strip())).strip()
     if first.startswith(_SMI_ERRORS):
         message = f"this is an error message from nvidia-smi, not a capture: {first[:160]!r}"
@@ -222,6 +216,10 @@ def _check_gpu_count(count: int, name: str) -> None:
 
 def _parse_as(kind: EvidenceKind, text: str, name: str) -> HostSnapshot:
     parser = next(f.parse for f in FORMATS if f.kind == kind)
+    # Here, not at the top, so that importing this package does not import pydantic
+    # (the parser has imported it by now).
+    from pydantic import ValidationError
+
     try:
         return parser(text, name)
     except ValidationError as exc:
@@ -234,6 +232,12 @@ def _parse_as(kind: EvidenceKind, text: str, name: str) -> HostSnapshot:
 
 def load_evidence(paths: Sequence[Path]) -> HostSnapshot:
     """Read, identify, hash and parse each file; merge them into one host."""
+    import hashlib
+
+    from gpuadvisor.evidence.merge import merge
+    from gpuadvisor.host import Source
+    from gpuadvisor.textio import decode_text, read_bytes
+
     parts: list[tuple[Source, HostSnapshot]] = []
     for path in paths:
         name = str(path)
@@ -255,5 +259,7 @@ def load_evidence(paths: Sequence[Path]) -> HostSnapshot:
 
 def dump_snapshot(snapshot: HostSnapshot) -> str:
     """``gpuadvisor/host/v1`` JSON: keys in model order, two-space indent, final newline."""
+    import json
+
     data = snapshot.model_dump(mode="json", by_alias=True)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 from gpuadvisor.evidence._limits import MAX_WHOLE, BadValue
-from gpuadvisor.host import Mode
+
+if TYPE_CHECKING:  # the models are not needed to read values (detection uses these)
+    from gpuadvisor.host import Mode
 
 _MISSING = {
     "",

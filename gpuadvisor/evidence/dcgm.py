@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuadvisor.errors import InputError, InternalError
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import MAX_WHOLE, BadValue, check_gpus
 from gpuadvisor.evidence._values import bus_id, pstate, whole_or_none
 from gpuadvisor.evidence.xid import classify
@@ -81,10 +82,7 @@ _METRICS: dict[str, tuple[tuple[str, ...], Callable[[float], Any]]] = {
 _REASONS = ("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS")
 
 
-def looks_like(text: str) -> bool:
-    return "DCGM_FI_" in text and any(
-        line.startswith("DCGM_FI_") for line in text.splitlines()[:400]
-    )
+looks_like = _detect.dcgm
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -6,15 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 from statistics import mean
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._monitor import row_record, table
 from gpuadvisor.evidence._values import integer, number
 from gpuadvisor.host import Gpu, HostSnapshot, ReasonState, Sample, ThrottleReason
 
-
-def looks_like(text: str) -> bool:
-    columns, rows = table(text)
-    return bool(rows) and "pid" not in columns and ("sm" in columns or "pwr" in columns)
+looks_like = _detect.dmon
 
 
 #: dmon -s v columns, NVML nvmlDeviceGetViolationStatus: pviol is the % of the interval

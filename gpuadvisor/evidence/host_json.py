@@ -5,14 +5,12 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from gpuadvisor.errors import InputError
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
-from gpuadvisor.host import HOST_SCHEMA, HostSnapshot
+from gpuadvisor.host import HostSnapshot
 from gpuadvisor.textio import locate_field, parse_json
 
-
-def looks_like(text: str) -> bool:
-    head = text.lstrip()[:4096]
-    return head.startswith("{") and HOST_SCHEMA in head
+looks_like = _detect.host_json
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -6,14 +6,10 @@ dropped; ``avg-cpu`` %iowait is kept too.
 
 from __future__ import annotations
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import lines
 from gpuadvisor.evidence._sysstat import cpu_count, number, reports, summary
 from gpuadvisor.host import CpuInfo, Disk, HostInfo, HostSnapshot
-
-
-def _iostat_header(tokens: list[str]) -> str | None:
-    first = tokens[0].rstrip(":")
-    return first if first == "Device" and "%util" in tokens else None
 
 
 def _avg_cpu(text: str) -> float | None:
@@ -32,12 +28,11 @@ def _avg_cpu(text: str) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-def looks_like(text: str) -> bool:
-    return "avg-cpu:" in text or bool(reports(text, _iostat_header))
+looks_like = _detect.iostat
 
 
 def parse(text: str, name: str) -> HostSnapshot:
-    disks = summary(reports(text, _iostat_header), skip_first=True)
+    disks = summary(reports(text, _detect.iostat_header), skip_first=True)
     return HostSnapshot(
         host=HostInfo(
             cpu=CpuInfo(logical_cpus=cpu_count(text)),

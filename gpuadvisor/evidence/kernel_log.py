@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import lines
 from gpuadvisor.evidence._values import bus_id, integer, whole
 from gpuadvisor.evidence.xid import classify
@@ -26,45 +27,16 @@ _PREFIX = re.compile(
     r"|(?P<syslog>[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)?)"
     r")\s*(?:\S+ kernel:\s*)?"
 )
-_XID = re.compile(
-    r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<code>\d+)(?:, (?P<rest>.*))?"
-)
+_XID = re.compile(_detect.XID)
 _PID = re.compile(r"pid=(?:'?<unknown>'?|(?P<pid>\d+))(?:, name=(?P<name>[^,]*))?")
 _DEVICE = re.compile(r"(?:^|\s)(?P<bus>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):? ")
-_OFF_BUS = re.compile(
-    r"NVRM: GPU (?:at )?(?:PCI:)?(?P<bus>[0-9a-fA-F:.]+):? (?:GPU )?has fallen off the bus"
-)
-_AER_DETAIL = re.compile(r"PCIe Bus Error: severity=(?P<severity>[^,]+)")
-# The parenthesised part is bounded ("(Non-Fatal)", "(Fatal)"): unbounded, a line of
-# repeated "AER: Uncorrected (" makes every search scan to the end, quadratically.
-_AER_RECEIVED = re.compile(
-    r"AER: (?:Multiple )?(?P<severity>Corrected|Uncorrected \([^)\n]{0,40}\)"
-    r"|Uncorrectable \([^)\n]{0,40}\))"
-    r" error (?:message )?received(?: from)?:? (?P<bus>[0-9a-fA-F:.]+)"
-)
+_OFF_BUS = re.compile(_detect.OFF_BUS)
+_AER_DETAIL = re.compile(_detect.AER_DETAIL)
+_AER_RECEIVED = re.compile(_detect.AER_RECEIVED)
 MAX_TEXT = 500
 
 
-#: Lines only kernel logs start with: dmesg's [seconds] / [ctime], dmesg --time-format
-#: iso (comma before the microseconds), --decode's facility prefix, journalctl's
-#: "host kernel:" and its "-- ... --" markers.
-_KERNEL_LINE = re.compile(
-    r"^(?:\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
-    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:\d\d"
-    r"|[a-z]+\s*:[a-z]+\s*: |\S.*? \S+ kernel: |-- .* --$)"
-)
-
-
-def looks_like(text: str) -> bool:
-    """Xid or AER lines anywhere, or (a log of a healthy host) lines shaped like a
-    kernel log's: most of the first hundred."""
-    if _XID.search(text) or _OFF_BUS.search(text):
-        return True
-    if _AER_DETAIL.search(text) or _AER_RECEIVED.search(text):
-        return True
-    lines = [line for line in text.splitlines()[:100] if line.strip()]
-    kernel = sum(1 for line in lines if _KERNEL_LINE.match(line))
-    return bool(lines) and kernel >= 0.8 * len(lines)
+looks_like = _detect.kernel_log
 
 
 def _time(match: re.Match[str]) -> str | None:

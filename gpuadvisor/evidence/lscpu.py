@@ -8,31 +8,18 @@ from __future__ import annotations
 
 import re
 
-from gpuadvisor.evidence._limits import lines
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._values import integer
 from gpuadvisor.host import CpuInfo, HostInfo, HostSnapshot
 
 _NODE = re.compile(r"^NUMA node(\d+) CPU\(s\)$")
 
 
-def _fields(text: str) -> dict[str, str]:
-    """``Key: value`` lines (blank space after the colon), first one wins."""
-    fields: dict[str, str] = {}
-    for line in lines(text):
-        key, colon, rest = line.partition(":")
-        key = key.lstrip()
-        if colon and key and rest[:1].isspace():
-            fields.setdefault(key, rest.strip())
-    return fields
-
-
-def looks_like(text: str) -> bool:
-    fields = _fields(text)
-    return "CPU(s)" in fields and ("Socket(s)" in fields or "Architecture" in fields)
+looks_like = _detect.lscpu
 
 
 def parse(text: str, name: str) -> HostSnapshot:
-    fields = _fields(text)
+    fields = _detect.lscpu_fields(text)
     nodes = {
         f"node{m.group(1)}": value
         for key, value in fields.items()

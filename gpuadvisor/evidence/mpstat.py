@@ -3,21 +3,16 @@
 
 from __future__ import annotations
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
 from gpuadvisor.evidence._values import whole_or_none
 from gpuadvisor.host import CoreUtil, CpuInfo, CpuUtil, HostInfo, HostSnapshot
 
-
-def _mpstat_header(tokens: list[str]) -> str | None:
-    return "CPU" if "CPU" in tokens and "%idle" in tokens and "%usr" in tokens else None
-
-
-def looks_like(text: str) -> bool:
-    return bool(reports(text, _mpstat_header))
+looks_like = _detect.mpstat
 
 
 def parse(text: str, name: str) -> HostSnapshot:
-    rows = summary(reports(text, _mpstat_header))
+    rows = summary(reports(text, _detect.mpstat_header))
     everything = rows.get("all", {})
     cores = [
         CoreUtil(

@@ -3,29 +3,15 @@
 
 from __future__ import annotations
 
-from gpuadvisor.evidence._limits import lines
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._values import cpu_list
 from gpuadvisor.host import HostInfo, HostSnapshot, NumaBinding
 
-_KEYS = frozenset({"policy", "preferred node", "physcpubind", "cpubind", "nodebind", "membind"})
-
-
-def _fields(text: str) -> dict[str, str]:
-    fields: dict[str, str] = {}
-    for line in lines(text):
-        key, colon, value = line.partition(":")
-        if colon and key.strip() in _KEYS:
-            fields[key.strip()] = value.strip()
-    return fields
-
-
-def looks_like(text: str) -> bool:
-    fields = _fields(text)
-    return "policy" in fields and ("physcpubind" in fields or "membind" in fields)
+looks_like = _detect.numactl
 
 
 def parse(text: str, name: str) -> HostSnapshot:
-    fields = _fields(text)
+    fields = _detect.numactl_fields(text)
 
     def ids(key: str) -> list[int] | None:
         value = fields.get(key)

@@ -7,21 +7,12 @@ U (unknown), X (self).
 
 from __future__ import annotations
 
-from typing import get_args
-
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import tick
-from gpuadvisor.evidence.topo import read_matrix
-from gpuadvisor.host import HostSnapshot, P2PPair, P2PStatus, Topology
+from gpuadvisor.evidence._matrix import P2P_STATUSES, read_matrix
+from gpuadvisor.host import HostSnapshot, P2PPair, Topology
 
-_STATUSES: frozenset[str] = frozenset(get_args(P2PStatus))
-
-
-def looks_like(text: str) -> bool:
-    matrix = read_matrix(text)
-    if matrix is None or not matrix.cells or "CPU Affinity" in matrix.extra:
-        return False
-    values = {cell for row in matrix.cells.values() for cell in row}
-    return "Status Ok" in text or (values <= _STATUSES and values != {"X"})
+looks_like = _detect.p2p
 
 
 def parse(text: str, name: str) -> HostSnapshot:
@@ -37,7 +28,7 @@ def parse(text: str, name: str) -> HostSnapshot:
                 tick()
                 b = matrix.labels[j]
                 status = row[j]
-                if status in _STATUSES:
+                if status in P2P_STATUSES:
                     pairs.append(P2PPair(a=a, b=b, status=status))
                 else:
                     notes.append(f"{name}: unknown P2P status {status!r} between {a} and {b}")

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._monitor import mean_of, row_record, table
 from gpuadvisor.evidence._values import clean, integer
 from gpuadvisor.host import Gpu, HostSnapshot, Process
 
-
-def looks_like(text: str) -> bool:
-    columns, _ = table(text)
-    return "pid" in columns and "command" in columns
+looks_like = _detect.pmon
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -3,20 +3,15 @@ the share of the line rate; null when the column is absent)."""
 
 from __future__ import annotations
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
 from gpuadvisor.host import CpuInfo, HostInfo, HostSnapshot, NetIface
 
-
-def _sar_header(tokens: list[str]) -> str | None:
-    return "IFACE" if "IFACE" in tokens and "rxkB/s" in tokens else None
-
-
-def looks_like(text: str) -> bool:
-    return bool(reports(text, _sar_header))
+looks_like = _detect.sar_net
 
 
 def parse(text: str, name: str) -> HostSnapshot:
-    rows = summary(reports(text, _sar_header))
+    rows = summary(reports(text, _detect.sar_header))
     return HostSnapshot(
         host=HostInfo(
             cpu=CpuInfo(logical_cpus=cpu_count(text)),

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import re
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus, lines
 from gpuadvisor.evidence._values import whole
 from gpuadvisor.host import Gpu, HostSnapshot, MigDevice
 
-_GPU = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]+)\)\s*$")
-_MIG = re.compile(
-    r"^\s+MIG (?P<profile>\S+)\s+Device\s+(?P<index>\d+): \(UUID: (?P<uuid>MIG-[^)]+)\)\s*$"
-)
+_GPU = re.compile(_detect.SMI_LIST_GPU)
+_MIG = re.compile(_detect.SMI_LIST_MIG)
 
 
-def looks_like(text: str) -> bool:
-    found = [line for line in lines(text) if line.strip()]
-    return bool(found) and all(_GPU.match(line) or _MIG.match(line) for line in found)
+looks_like = _detect.smi_list
 
 
 def parse(text: str, name: str) -> HostSnapshot:

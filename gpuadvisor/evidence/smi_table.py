@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus, lines
 from gpuadvisor.evidence._values import (
     bus_id,
@@ -30,8 +31,7 @@ _MODES = ("On", "Off", "WDDM", "TCC", "MCDM")
 _SLASH = re.compile(r"^\s*(\S+)\s*/\s*(\S+)\s*$")
 
 
-def looks_like(text: str) -> bool:
-    return "NVIDIA-SMI" in text and re.search(r"^\|\s*GPU\s+Name", text, re.M) is not None
+looks_like = _detect.smi_table
 
 
 def parse(text: str, name: str) -> HostSnapshot:

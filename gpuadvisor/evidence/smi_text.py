@@ -8,6 +8,7 @@ lines, the wider label column of R590+, Windows (WDDM) captures and partial repo
 
 from __future__ import annotations
 
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence import _qtree as q
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._values import (
@@ -39,6 +40,8 @@ from gpuadvisor.host import (
     ThrottleReason,
     Utilisation,
 )
+
+looks_like = _detect.smi_text
 
 #: Sections that belong to something other than the GPU itself.
 _SKIP = ("mig device", "processes")
@@ -288,43 +291,3 @@ def _mig_devices(block: q.Node, mig_mode: str | None) -> list[MigDevice] | None:
     if devices or mig_mode == "enabled":
         return devices
     return None
-
-
-_LABELS = frozenset(
-    {
-        "product name",
-        "bus id",
-        "pcie generation",
-        "link width",
-        "ecc mode",
-        "ecc errors",
-        "retired pages",
-        "remapped rows",
-        "gpu current temp",
-        "gpu shutdown temp",
-        "gpu slowdown temp",
-        "power readings",
-        "gpu power readings",
-        "power draw",
-        "clocks event reasons",
-        "clocks throttle reasons",
-        "fb memory usage",
-        "persistence mode",
-        "performance state",
-        "gpu uuid",
-        "attached gpus",
-    }
-)
-
-
-def looks_like(text: str) -> bool:
-    if "NVSMI LOG" in text[:4096]:
-        return True
-    found = set()
-    for line in text.splitlines()[:2000]:
-        label = q.normalise(line.split(":", 1)[0])
-        if label in _LABELS:
-            found.add(label)
-            if len(found) >= 2:
-                return True
-    return False

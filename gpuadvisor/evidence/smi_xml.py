@@ -16,6 +16,7 @@ from __future__ import annotations
 from xml.etree.ElementTree import Element, ParseError
 
 from gpuadvisor.errors import InputError, InternalError
+from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._values import (
     active,
@@ -48,10 +49,7 @@ from gpuadvisor.host import (
     Utilisation,
 )
 
-
-def looks_like(text: str) -> bool:
-    head = text.lstrip()[:65536]
-    return head.startswith("<") and "nvidia_smi_log" in head
+looks_like = _detect.smi_xml
 
 
 def parse(text: str, name: str) -> HostSnapshot:

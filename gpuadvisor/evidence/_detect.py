@@ -1,0 +1,244 @@
+"""What each evidence format looks like: one check per format, named after the module
+that parses it, each true when a text (its first lines, or all of it for kernel logs)
+looks like that format. :data:`gpuadvisor.evidence.FORMATS` tries them in order.
+
+The checks live apart from the parsers so that telling formats apart imports no parser,
+and no model (:mod:`gpuadvisor.host`): a run with three captures imports three parsers.
+A check imports the helper it reads with (:mod:`._monitor`, :mod:`._sysstat`,
+:mod:`._matrix`, :mod:`._query_columns`) when it first runs, and compiles its patterns
+then too (``re`` keeps them), so a capture recognised early costs none of the later
+checks. What a check shares with its parser (header tests, ``Key: value`` readers,
+patterns) is defined here once, and the parser takes it from here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuadvisor.evidence._limits import lines
+
+#: :data:`gpuadvisor.host.HOST_SCHEMA`, written out so that detection does not import the
+#: models (tests/test_evidence_lazy.py keeps the two equal).
+HOST_SCHEMA = "gpuadvisor/host/v1"
+
+
+def host_json(text: str) -> bool:
+    head = text.lstrip()[:4096]
+    return head.startswith("{") and HOST_SCHEMA in head
+
+
+def smi_xml(text: str) -> bool:
+    head = text.lstrip()[:65536]
+    return head.startswith("<") and "nvidia_smi_log" in head
+
+
+def smi_table(text: str) -> bool:
+    return "NVIDIA-SMI" in text and re.search(r"^\|\s*GPU\s+Name", text, re.M) is not None
+
+
+#: ``nvidia-smi -L`` lines: a GPU, and a MIG device under it.
+SMI_LIST_GPU = r"^GPU (?P<index>\d+): (?P<name>.+?) \(UUID: (?P<uuid>GPU-[0-9a-fA-F-]+)\)\s*$"
+SMI_LIST_MIG = (
+    r"^\s+MIG (?P<profile>\S+)\s+Device\s+(?P<index>\d+): \(UUID: (?P<uuid>MIG-[^)]+)\)\s*$"
+)
+
+
+def smi_list(text: str) -> bool:
+    gpu, mig = re.compile(SMI_LIST_GPU), re.compile(SMI_LIST_MIG)
+    found = [line for line in lines(text) if line.strip()]
+    return bool(found) and all(gpu.match(line) or mig.match(line) for line in found)
+
+
+def query_csv(text: str) -> bool:
+    from gpuadvisor.evidence._query_columns import header
+
+    return header(text) is not None
+
+
+def pmon(text: str) -> bool:
+    from gpuadvisor.evidence._monitor import table
+
+    columns, _ = table(text)
+    return "pid" in columns and "command" in columns
+
+
+def dmon(text: str) -> bool:
+    from gpuadvisor.evidence._monitor import table
+
+    columns, rows = table(text)
+    return bool(rows) and "pid" not in columns and ("sm" in columns or "pwr" in columns)
+
+
+def p2p(text: str) -> bool:
+    from gpuadvisor.evidence._matrix import P2P_STATUSES, read_matrix
+
+    matrix = read_matrix(text)
+    if matrix is None or not matrix.cells or "CPU Affinity" in matrix.extra:
+        return False
+    values = {cell for row in matrix.cells.values() for cell in row}
+    return "Status Ok" in text or (values <= P2P_STATUSES and values != {"X"})
+
+
+def topo(text: str) -> bool:
+    from gpuadvisor.evidence._matrix import link, read_matrix
+
+    matrix = read_matrix(text)
+    if matrix is None or not matrix.cells:
+        return False
+    if "CPU Affinity" in matrix.extra or "Connection traversing" in text:
+        return True
+    values = {cell for row in matrix.cells.values() for cell in row}
+    return bool(values) and all(link(cell) is not None for cell in values)
+
+
+# sysstat tables: each header test gets a line's tokens and names the label column when
+# the line is that table's header (see _sysstat.reports).
+
+
+def iostat_header(tokens: list[str]) -> str | None:
+    first = tokens[0].rstrip(":")
+    return first if first == "Device" and "%util" in tokens else None
+
+
+def mpstat_header(tokens: list[str]) -> str | None:
+    return "CPU" if "CPU" in tokens and "%idle" in tokens and "%usr" in tokens else None
+
+
+def sar_header(tokens: list[str]) -> str | None:
+    return "IFACE" if "IFACE" in tokens and "rxkB/s" in tokens else None
+
+
+def iostat(text: str) -> bool:
+    from gpuadvisor.evidence._sysstat import reports
+
+    return "avg-cpu:" in text or bool(reports(text, iostat_header))
+
+
+def mpstat(text: str) -> bool:
+    from gpuadvisor.evidence._sysstat import reports
+
+    return bool(reports(text, mpstat_header))
+
+
+def sar_net(text: str) -> bool:
+    from gpuadvisor.evidence._sysstat import reports
+
+    return bool(reports(text, sar_header))
+
+
+def lscpu_fields(text: str) -> dict[str, str]:
+    """``lscpu``'s ``Key: value`` lines (blank space after the colon), first one wins."""
+    fields: dict[str, str] = {}
+    for line in lines(text):
+        key, colon, rest = line.partition(":")
+        key = key.lstrip()
+        if colon and key and rest[:1].isspace():
+            fields.setdefault(key, rest.strip())
+    return fields
+
+
+def lscpu(text: str) -> bool:
+    fields = lscpu_fields(text)
+    return "CPU(s)" in fields and ("Socket(s)" in fields or "Architecture" in fields)
+
+
+_NUMACTL_KEYS = frozenset(
+    {"policy", "preferred node", "physcpubind", "cpubind", "nodebind", "membind"}
+)
+
+
+def numactl_fields(text: str) -> dict[str, str]:
+    """``numactl --show``'s ``key: value`` lines, for the keys it prints, last one wins."""
+    fields: dict[str, str] = {}
+    for line in lines(text):
+        key, colon, value = line.partition(":")
+        if colon and key.strip() in _NUMACTL_KEYS:
+            fields[key.strip()] = value.strip()
+    return fields
+
+
+def numactl(text: str) -> bool:
+    fields = numactl_fields(text)
+    return "policy" in fields and ("physcpubind" in fields or "membind" in fields)
+
+
+def dcgm(text: str) -> bool:
+    return "DCGM_FI_" in text and any(
+        line.startswith("DCGM_FI_") for line in text.splitlines()[:400]
+    )
+
+
+# Kernel-log messages (the parser reads events from lines these find).
+XID = r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<code>\d+)(?:, (?P<rest>.*))?"
+OFF_BUS = r"NVRM: GPU (?:at )?(?:PCI:)?(?P<bus>[0-9a-fA-F:.]+):? (?:GPU )?has fallen off the bus"
+AER_DETAIL = r"PCIe Bus Error: severity=(?P<severity>[^,]+)"
+# The parenthesised part is bounded ("(Non-Fatal)", "(Fatal)"): unbounded, a line of
+# repeated "AER: Uncorrected (" makes every search scan to the end, quadratically.
+AER_RECEIVED = (
+    r"AER: (?:Multiple )?(?P<severity>Corrected|Uncorrected \([^)\n]{0,40}\)"
+    r"|Uncorrectable \([^)\n]{0,40}\))"
+    r" error (?:message )?received(?: from)?:? (?P<bus>[0-9a-fA-F:.]+)"
+)
+#: Lines only kernel logs start with: dmesg's [seconds] / [ctime], dmesg --time-format
+#: iso (comma before the microseconds), --decode's facility prefix, journalctl's
+#: "host kernel:" and its "-- ... --" markers.
+_KERNEL_LINE = (
+    r"^(?:\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:\d\d"
+    r"|[a-z]+\s*:[a-z]+\s*: |\S.*? \S+ kernel: |-- .* --$)"
+)
+
+
+def kernel_log(text: str) -> bool:
+    """Xid or AER lines anywhere, or (a log of a healthy host) lines shaped like a
+    kernel log's: most of the first hundred."""
+    if re.search(XID, text) or re.search(OFF_BUS, text):
+        return True
+    if re.search(AER_DETAIL, text) or re.search(AER_RECEIVED, text):
+        return True
+    kernel_line = re.compile(_KERNEL_LINE)
+    first = [line for line in text.splitlines()[:100] if line.strip()]
+    kernel = sum(1 for line in first if kernel_line.match(line))
+    return bool(first) and kernel >= 0.8 * len(first)
+
+
+#: ``nvidia-smi -q`` labels (normalised); two of them make a ``-q`` report or excerpt.
+_SMI_Q_LABELS = frozenset(
+    {
+        "product name",
+        "bus id",
+        "pcie generation",
+        "link width",
+        "ecc mode",
+        "ecc errors",
+        "retired pages",
+        "remapped rows",
+        "gpu current temp",
+        "gpu shutdown temp",
+        "gpu slowdown temp",
+        "power readings",
+        "gpu power readings",
+        "power draw",
+        "clocks event reasons",
+        "clocks throttle reasons",
+        "fb memory usage",
+        "persistence mode",
+        "performance state",
+        "gpu uuid",
+        "attached gpus",
+    }
+)
+
+
+def smi_text(text: str) -> bool:
+    if "NVSMI LOG" in text[:4096]:
+        return True
+    found = set()
+    for line in text.splitlines()[:2000]:
+        # Normalised as _qtree.normalise does: lower case, single spaces.
+        label = " ".join(line.split(":", 1)[0].lower().split())
+        if label in _SMI_Q_LABELS:
+            found.add(label)
+            if len(found) >= 2:
+                return True
+    return False
