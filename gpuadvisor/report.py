@@ -19,18 +19,19 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, overload
-
-import jinja2
-from markupsafe import Markup
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from gpuadvisor.decision import Decision
 from gpuadvisor.errors import GpuAdvisorError, InputError, InternalError
-from gpuadvisor.render import charts
-from gpuadvisor.render.env import Flavour, environment, template_folders
-from gpuadvisor.render.sandbox import MAX_TEXT, TemplateLimit, check_template_folder
-from gpuadvisor.render.view import ReportView, Runbook, build_view, parse_runbook
-from gpuadvisor.textio import parse_toml
+
+# What a format does not need is imported when it is first used, not here: JSON needs
+# no template machinery (not even Jinja2), Markdown no charts, only PDF needs Typst.
+if TYPE_CHECKING:
+    import jinja2
+    from markupsafe import Markup
+
+    from gpuadvisor.render.env import Flavour
+    from gpuadvisor.render.view import ReportView, Runbook
 
 Format = Literal["md", "html", "pdf", "json"]
 FORMATS: tuple[str, ...] = ("md", "html", "pdf", "json")
@@ -92,6 +93,8 @@ def render(decision: Decision, fmt: str, *, template_dir: Path | None = None) ->
     if template_dir is not None and not template_dir.is_dir():
         raise InputError("template folder does not exist", file=str(template_dir))
     if template_dir is not None:
+        from gpuadvisor.render.sandbox import check_template_folder
+
         check_template_folder(template_dir)
     if fmt == "pdf":
         return render_pdf(decision, template_dir=template_dir)
@@ -100,6 +103,9 @@ def render(decision: Decision, fmt: str, *, template_dir: Path | None = None) ->
 
 def render_source(decision: Decision, fmt: str, *, template_dir: Path | None = None) -> str:
     """The text a template produces: the report for md and html, Typst source for pdf."""
+    from gpuadvisor.render.env import environment
+    from gpuadvisor.render.view import build_view
+
     flavour, name = TEMPLATES[fmt]
     with _template_errors(template_dir):
         env = environment(flavour, template_dir)
@@ -119,6 +125,7 @@ def render_source(decision: Decision, fmt: str, *, template_dir: Path | None = N
 
 
 def render_pdf(decision: Decision, *, template_dir: Path | None = None) -> bytes:
+    from gpuadvisor.render.env import template_folders
     from gpuadvisor.render.pdf import TypstFailure, compile_pdf
 
     source = render_source(decision, "pdf", template_dir=template_dir)
@@ -137,6 +144,9 @@ def render_pdf(decision: Decision, *, template_dir: Path | None = None) -> bytes
 
 
 def _runbook(env: jinja2.Environment) -> Runbook:
+    from gpuadvisor.render.view import parse_runbook
+    from gpuadvisor.textio import parse_toml
+
     assert env.loader is not None
     source, filename, _ = env.loader.get_source(env, RUNBOOK)
     name = filename or RUNBOOK
@@ -148,6 +158,11 @@ def _charts(view: ReportView, flavour: Flavour, template_dir: Path | None) -> di
     font = CHART_FONTS.get(flavour)
     if font is None:
         return {"scores": None, "memory": None, "gpus": [None for _ in view.gpus]}
+    from markupsafe import Markup
+
+    from gpuadvisor.render import charts
+    from gpuadvisor.render.env import environment
+
     svg_env = environment("svg", template_dir)
 
     def draw(template: str, chart: object) -> str | Markup | None:
@@ -168,6 +183,8 @@ def _charts(view: ReportView, flavour: Flavour, template_dir: Path | None) -> di
 
 
 def _typst_date(date: str | None) -> Markup:
+    from markupsafe import Markup
+
     if date is None:
         return Markup("none")
     day = dt.date.fromisoformat(date)
@@ -176,6 +193,8 @@ def _typst_date(date: str | None) -> Markup:
 
 def _render_bounded(template: jinja2.Template, context: dict[str, Any]) -> str:
     """The template's output, refused once it grows past what any report needs."""
+    from gpuadvisor.render.sandbox import MAX_TEXT, TemplateLimit
+
     parts: list[str] = []
     size = 0
     for chunk in template.generate(context):
@@ -194,6 +213,8 @@ def _template_errors(template_dir: Path | None) -> Iterator[None]:
     Beyond Jinja2's own errors, an organisation's template can fail as any small program
     can (``{{ 1 / 0 }}``, ``{{ 'a' + 1 }}``, a macro calling itself without end); those
     are its problem too, reported the same way, never as a crash of gpuadvisor."""
+    import jinja2
+
     try:
         yield
     except GpuAdvisorError:

@@ -314,6 +314,34 @@ def test_typst_is_imported_only_for_pdf() -> None:
     )
 
 
+def test_each_format_imports_only_what_it_needs() -> None:
+    """JSON needs no template machinery (not even Jinja2), Markdown no chart geometry:
+    what a format does not use is not paid for at import on every run."""
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    script = (
+        "import sys; from pathlib import Path;"
+        "from gpuadvisor.catalog import load_catalog;"
+        "from gpuadvisor.pipeline import advise;"
+        "import gpuadvisor.cli;"
+        "from gpuadvisor.report import render;"
+        "d = advise(Path('examples/llm-latency-endpoint.toml'),"
+        " catalog=load_catalog(base=Path('tests/fixtures/catalog')), sensitivity=False);"
+        "render(d, 'json');"
+        "loaded = [m for m in ('jinja2', 'gpuadvisor.render.env') if m in sys.modules];"
+        "assert not loaded, loaded;"
+        "render(d, 'md');"
+        "assert 'jinja2' in sys.modules;"
+        "assert 'gpuadvisor.render.charts' not in sys.modules, 'charts imported for md'"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, check=True, env={"PYTHONPATH": str(REPO)}
+    )
+
+
 # -- unusual decisions ----------------------------------------------------------------
 
 

@@ -184,6 +184,7 @@ def _text_of(html: str) -> str:
         ("a|b", "a\\|b"),
         ("$5", "\\$5"),
         ("x\n\ny", "x y"),
+        ("a\\`*_[]<>|~&$@#b", "a\\\\\\`\\*\\_\\[\\]\\<\\>\\|\\~\\&\\$\\@\\#b"),
     ],
 )
 def test_markdown_escape(text: str, expected: str) -> None:
@@ -306,6 +307,15 @@ def test_pdf_shows_user_text_as_written(base: Decision, text: str) -> None:
     assert reader.metadata is not None and reader.metadata.title == text
     first = flat(reader.pages[0].extract_text())
     assert flat(shown_as(text)) in first
+
+
+def test_typst_literal_escapes() -> None:
+    """Quotes and backslashes escaped, tab and newline by their short escapes, other
+    control characters by code, lone surrogates (no encoding can write them) as U+FFFD."""
+    assert literal('say "hi" \\ bye') == '"say \\"hi\\" \\\\ bye"'
+    assert literal("a\tb\nc\x00d\x1be\x7ff") == '"a\\tb\\nc\\u{0}d\\u{1b}e\\u{7f}f"'
+    assert literal("x\ud800y\udfffz · 🙂") == '"x\\u{fffd}y\\u{fffd}z · 🙂"'
+    assert literal(12) == '"12"'
 
 
 @settings(max_examples=60, deadline=None)

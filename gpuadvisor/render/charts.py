@@ -2,13 +2,14 @@
 
 Hand-made SVG, no plotting library: this module turns a Decision into coordinates and
 labels, the templates draw them. Coordinates are rounded to 0.1 px and written with a
-fixed format, so the same decision always gives the same bytes.
+fixed format, so the same decision always gives the same bytes. Imported only for the
+formats that draw charts (HTML and PDF); records are ``NamedTuple`` as in the view.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gpuadvisor.decision import Decision
 from gpuadvisor.render.view import Column, SeriesStats, option_label
@@ -33,8 +34,7 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-@dataclass(frozen=True)
-class Bar:
+class Bar(NamedTuple):
     label: str
     y: str
     text_y: str
@@ -45,14 +45,12 @@ class Bar:
     note_x: str
 
 
-@dataclass(frozen=True)
-class Tick:
+class Tick(NamedTuple):
     x: str
     label: str
 
 
-@dataclass(frozen=True)
-class BarChart:
+class BarChart(NamedTuple):
     title: str
     width: int
     height: str
@@ -70,8 +68,7 @@ class BarChart:
     """A vertical reference line (the memory need), or None."""
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
     x: str
     label: str
     top: str
@@ -229,8 +226,7 @@ def _nice_step(span: float, target_ticks: int = 6) -> int:
     return int(raw)
 
 
-@dataclass(frozen=True)
-class Panel:
+class Panel(NamedTuple):
     title: str
     title_y: str
     top: str
@@ -242,8 +238,7 @@ class Panel:
     y_min: str
 
 
-@dataclass(frozen=True)
-class SeriesChart:
+class SeriesChart(NamedTuple):
     title: str
     width: int
     height: str

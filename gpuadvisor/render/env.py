@@ -28,7 +28,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from gpuadvisor import __version__
-from gpuadvisor.render import markdown, pdf, printable
+from gpuadvisor.render import printable
 from gpuadvisor.render.sandbox import FolderLoader, ReportSandbox, inside
 from gpuadvisor.resources import data_dir
 from gpuadvisor.rules import format_value
@@ -143,10 +143,7 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
             jinja2.PrefixLoader({BUNDLED_PREFIX: FolderLoader(folders[-1])}),
         ]
     )
-    finalize: Callable[[Any], Any] = {
-        "md": markdown.finalize,
-        "typst": pdf.finalize,
-    }.get(flavour, _printable)
+    finalize, format_filters = _format_escaping(flavour)
     env = ReportSandbox(
         loader=loader,
         undefined=jinja2.StrictUndefined,
@@ -172,16 +169,26 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
         "money": money,
         "value": format_value,
         "flip": describe_flip,
+        **format_filters,
     }
-    if flavour == "md":
-        filters["code"] = markdown.code
-        filters["rich"] = markdown.rich
-    if flavour == "html":
-        filters["rich"] = html_rich
-    if flavour == "typst":
-        filters["str"] = pdf.string
-        filters["num"] = pdf.number
-        filters["rich"] = pdf.rich
     env.add_filters(filters)
     env.globals["asset_data_uri"] = asset_data_uri
     return env
+
+
+def _format_escaping(
+    flavour: Flavour,
+) -> tuple[Callable[[Any], Any], dict[str, Callable[..., Any]]]:
+    """The format's ``finalize`` hook (applied to every printed value) and its own
+    filters. A format's module is imported only when that format is rendered."""
+    if flavour == "md":
+        from gpuadvisor.render import markdown
+
+        return markdown.finalize, {"code": markdown.code, "rich": markdown.rich}
+    if flavour == "typst":
+        from gpuadvisor.render import pdf
+
+        return pdf.finalize, {"str": pdf.string, "num": pdf.number, "rich": pdf.rich}
+    if flavour == "html":
+        return _printable, {"rich": html_rich}
+    return _printable, {}

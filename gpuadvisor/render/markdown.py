@@ -19,24 +19,36 @@ from gpuadvisor.render import printable
 # Characters that start inline constructs anywhere in a line (CommonMark and GFM):
 # escapes, code, emphasis, links/images, raw HTML, table cells, strikethrough,
 # entities, math ($ on GitHub), mentions, and headings with their closing sequence.
-_INLINE = re.compile(r"([\\`*_\[\]<>|~&$@#])")
+_INLINE = re.compile(r"[\\`*_\[\]<>|~&$@#]")
 # Constructs that only matter at the start of a line (after at most the one space that
 # collapsing leaves): list items, thematic breaks, setext underlines, ordered lists.
 _BLOCK_START = re.compile(r"^( ?)([-+=](?=\s|$)|-+ *$|=+ *$)")
 _ORDERED_START = re.compile(r"^( ?\d{1,9})([.)])(?=\s|$)")
+_WHITESPACE = re.compile(r"\s+")
+
+# Replacements are functions, not r"\1\\\2" templates: a template is looked up on
+# every call, matched or not, and escaping runs for every value a report prints.
+
+
+def _escape_match(match: re.Match[str]) -> str:
+    return "\\" + match[0]
+
+
+def _escape_second(match: re.Match[str]) -> str:
+    return f"{match[1]}\\{match[2]}"
 
 
 def one_line(text: object) -> str:
     """Whitespace runs (newlines included) collapsed to one space; the edges are kept as
     one space so runs of text around a code span keep their spacing."""
-    return re.sub(r"\s+", " ", printable(str(text)))
+    return _WHITESPACE.sub(" ", printable(str(text)))
 
 
 def escape(text: object) -> str:
     """Text as inert Markdown on one line, safe in a paragraph, a list item or a cell."""
-    flat = _INLINE.sub(r"\\\1", one_line(text))
-    flat = _BLOCK_START.sub(r"\1\\\2", flat)
-    return _ORDERED_START.sub(r"\1\\\2", flat)
+    flat = _INLINE.sub(_escape_match, one_line(text))
+    flat = _BLOCK_START.sub(_escape_second, flat)
+    return _ORDERED_START.sub(_escape_second, flat)
 
 
 def code(text: object, cell: bool = False) -> Markup:

@@ -26,28 +26,26 @@ from gpuadvisor.errors import InputError, InternalError
 from gpuadvisor.render import printable
 
 _WHITESPACE = re.compile(r"\s+")
+#: Control characters a literal writes as ``\u{...}``: they print nothing useful (tab
+#: and newline have short escapes).
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def _control_escape(match: re.Match[str]) -> str:
+    return f"\\u{{{ord(match.group()):x}}}"
 
 
 def literal(text: object) -> str:
     """A Typst string literal that evaluates to exactly ``text``."""
-    out = ['"']
-    for char in str(text):
-        code = ord(char)
-        if char == "\\":
-            out.append("\\\\")
-        elif char == '"':
-            out.append('\\"')
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF:
-            # Control characters print nothing useful; lone surrogates cannot be encoded.
-            out.append("\\u{fffd}" if 0xD800 <= code <= 0xDFFF else f"\\u{{{code:x}}}")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
+    value = str(text).replace("\\", "\\\\").replace('"', '\\"')
+    value = value.replace("\n", "\\n").replace("\t", "\\t")
+    value = _CONTROL.sub(_control_escape, value)
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates, which no encoding can write
+            value = re.sub("[\ud800-\udfff]", lambda _: "\\u{fffd}", value)
+    return f'"{value}"'
 
 
 def string(text: object) -> Markup:
