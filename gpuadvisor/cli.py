@@ -604,13 +604,45 @@ def version(catalog: CatalogOpt = None, rules: RulesOpt = None) -> None:
     typer.echo(f"catalog {_catalog(catalog).version}")
 
 
+def _command_for(args: list[str]) -> Any:
+    """The click command to run ``args``: for a top-level command such as ``advise``,
+    a group holding only that command, else the whole application.
+
+    Typer turns every command's signature into click parameters when the application
+    is built; building one instead of all of them is a noticeable share of a short
+    run. The command's own parsing, help and errors are the same either way; anything
+    else (no command, ``--help``, a group such as ``rules``, a mistyped name that
+    deserves suggestions) gets the whole application.
+    """
+    name = args[0] if args else ""
+    if not name.startswith("-"):
+        for info in app.registered_commands:
+            if name == (info.name or (info.callback.__name__ if info.callback else "")):
+                one = typer.Typer(
+                    name="gpuadvisor",
+                    add_completion=False,
+                    pretty_exceptions_enable=False,
+                    rich_markup_mode=None,
+                )
+                one.registered_commands.append(info)
+                # Two commands or a callback make Typer build a group (a single
+                # command would run without its name).
+                one.callback()(_no_options)
+                return typer.main.get_command(one)
+    return typer.main.get_command(app)
+
+
+def _no_options() -> None:
+    """The application takes no options of its own, only commands."""
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and map errors to exit codes in one place.
 
     Usage errors are handled by the command-line parser itself (exit 2 with usage);
     everything gpuadvisor raises on purpose is caught here.
     """
-    command = typer.main.get_command(app)
+    command = _command_for(sys.argv[1:] if argv is None else argv)
     try:
         command.main(args=argv, prog_name="gpuadvisor")
     except GpuAdvisorError as exc:

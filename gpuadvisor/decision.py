@@ -24,7 +24,9 @@ _O = TypeVar("_O", bound="_Out")
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    # Validators and serializers are built on first use: the engine builds decisions
+    # without validation (``build``), and a Markdown or PDF report never serializes one.
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
 
     @classmethod
     def build(cls: type[_O], **values: Any) -> _O:

@@ -205,3 +205,41 @@ def test_catalog_commands(cli: Cli) -> None:
 def test_no_arguments_shows_help(cli: Cli) -> None:
     result = cli()
     assert "Usage" in result.stdout + result.stderr
+
+
+def _run_click(command: object, args: list[str]) -> tuple[str, str, object]:
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    code: object = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            command.main(args=args, prog_name="gpuadvisor")  # type: ignore[attr-defined]
+        except SystemExit as exc:
+            code = exc.code
+        except Exception as exc:  # what main() would map to an exit code
+            code = repr(exc)
+    return out.getvalue(), err.getvalue(), code
+
+
+@pytest.mark.parametrize("suffix", [["--help"], ["--no-such-option"], ["a", "b", "c", "d"]])
+def test_one_command_apps_behave_as_the_whole_application(suffix: list[str]) -> None:
+    """main() builds only the command it runs; help, parsing and errors are unchanged."""
+    import typer
+
+    from gpuadvisor import cli as cli_module
+
+    whole = typer.main.get_command(cli_module.app)
+    names = [
+        info.name or (info.callback.__name__ if info.callback else "")
+        for info in cli_module.app.registered_commands
+    ]
+    assert "advise" in names and len(names) > 5
+    for name in names:
+        args = [name, *suffix]
+        assert _run_click(cli_module._command_for(args), args) == _run_click(whole, args), args
+    # Anything but a top-level command gets the whole application.
+    for args in (["--help"], ["rules", "list"], ["advis"], []):
+        assert cli_module._command_for(args).name == whole.name
+        assert set(cli_module._command_for(args).commands) == set(whole.commands)  # type: ignore[attr-defined]
