@@ -1,3 +1,3 @@
-from gpuadvisor.cli import main
+from gpuadvisor.launch import run
 
-main()
+run()

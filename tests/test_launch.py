@@ -1,0 +1,61 @@
+"""The program entry point runs the CLI with the collector tuned, and leaves it on."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+
+import pytest
+
+from gpuadvisor import launch
+
+
+def test_main_runs_with_the_collector_on_and_a_higher_threshold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: dict[str, object] = {}
+
+    def fake_main() -> None:
+        seen["enabled"] = gc.isenabled()
+        seen["threshold"] = gc.get_threshold()[0]
+
+    monkeypatch.setattr("gpuadvisor.cli.main", fake_main)
+    before = gc.get_threshold()
+    try:
+        launch.run()
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+        gc.enable()
+    assert seen == {"enabled": True, "threshold": launch.YOUNG_THRESHOLD}
+
+
+def test_errors_still_exit_with_their_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing_main() -> None:
+        sys.exit(2)
+
+    monkeypatch.setattr("gpuadvisor.cli.main", failing_main)
+    before = gc.get_threshold()
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            launch.run()
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+        gc.enable()
+    assert stopped.value.code == 2
+
+
+def test_python_dash_m_goes_through_the_launcher() -> None:
+    from .conftest import REPO
+
+    done = subprocess.run(
+        [sys.executable, "-m", "gpuadvisor", "advise", "examples/llm-latency-endpoint.toml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# GPU purchase recommendation")
