@@ -53,6 +53,7 @@ from gpuadvisor.options import (
     lifecycle_cost_usd,
     option_plan,
     options_of_plan,
+    plan_inputs,
     rank_key,
     rank_options,
     vgpu_licence,
@@ -159,6 +160,7 @@ class ConstraintMemo:
         self._tables: dict[tuple[object, ...], dict[str, bool]] = {}
         self._masks: dict[tuple[object, ...], int] = {}
         self._option_sets: dict[tuple[int, ...], OptionSet] = {}
+        self._plans: dict[tuple[Value, ...], tuple[int, ...]] = {}
         self._best: dict[tuple[object, ...], int | None] = {}
         self._size = 0
 
@@ -174,11 +176,16 @@ class ConstraintMemo:
             self._tables.clear()
             self._masks.clear()
             self._option_sets.clear()
+            self._plans.clear()
             self._best.clear()
             self._size = 0
 
     def option_set(self, facts: Mapping[str, Value]) -> OptionSet:
-        plan = option_plan(self.catalog.skus, facts)
+        inputs = plan_inputs(facts)
+        plan = self._plans.get(inputs)
+        if plan is None:
+            plan = self._plans[inputs] = option_plan(self.catalog.skus, facts)
+            self._size += 1
         found = self._option_sets.get(plan)
         if found is None:
             found = self._option_sets[plan] = OptionSet(options_of_plan(self.catalog.skus, plan))

@@ -110,6 +110,16 @@ def _number(facts: Mapping[str, Value], name: str) -> float:
     return float(value)
 
 
+def plan_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
+    """Everything :func:`option_plan` reads: equal inputs, equal plans."""
+    return (
+        facts["workload.vram_need_gib"],
+        facts["workload.concurrent_jobs"],
+        facts["platform.gpu_count_max"],
+        facts["workload.kind"] in PACKABLE_KINDS,
+    )
+
+
 def option_plan(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> tuple[int, ...]:
     """What :func:`generate_options` makes of these facts, as numbers: for each SKU, the
     jobs one card holds, the cards and jobs of the independent-jobs option and the
