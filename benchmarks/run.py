@@ -4,6 +4,7 @@ Not a unit test. From the repository root, with gpuadvisor installed (README set
 
     python benchmarks/run.py            # all figures, exit 1 if a target is missed
     python benchmarks/run.py --quick    # fewer repetitions
+    python benchmarks/run.py --quick --report-only   # what CI runs: figures, exit 0
 
 Every figure is a ratio against a baseline measured on the same machine in the same run,
 so the targets hold across machines:
@@ -206,6 +207,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="exit 0 even when a target is missed (CI prints the figures without gating on "
+        "the timing of a shared machine)",
+    )
     args = parser.parse_args()
     repeat = 5 if args.quick else 15
     if hasattr(os, "sched_setaffinity"):
@@ -305,7 +312,7 @@ def main() -> int:
         print(json.dumps(report, indent=2))
     if missed:
         print("targets missed: " + ", ".join(missed))
-        return 1
+        return 0 if args.report_only else 1
     print("all targets met")
     return 0
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import os
-import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -28,6 +26,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from gpuadvisor import __version__
+from gpuadvisor.cache import user_cache_folder
 from gpuadvisor.render import printable
 from gpuadvisor.render.sandbox import FolderLoader, ReportSandbox, inside
 from gpuadvisor.resources import data_dir
@@ -111,26 +110,10 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     stale. ``GPUADVISOR_NO_CACHE=1`` turns it off; an unwritable cache folder simply
     means no cache. Organisation templates are never cached.
     """
-    if os.environ.get("GPUADVISOR_NO_CACHE") == "1":
-        return None
-    try:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    except (RuntimeError, KeyError):  # no home folder: run without a cache
-        return None
-    folder = Path(base) / "gpuadvisor" / f"templates-{__version__}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        status = folder.lstat()
-    except OSError:
-        return None
-    # Cached bytecode is executed: use only a real folder of ours that nobody else can
-    # write to (Jinja2's own default cache folder makes the same check).
-    if (
-        not stat.S_ISDIR(status.st_mode)
-        or status.st_uid != os.getuid()
-        or status.st_mode & 0o022
-        or not os.access(folder, os.W_OK)
-    ):
+    # Cached bytecode is executed: user_cache_folder gives only a real folder of ours
+    # that nobody else can write to (Jinja2's own default cache folder checks the same).
+    folder = user_cache_folder(f"templates-{__version__}")
+    if folder is None:
         return None
     return _QuietBytecodeCache(str(folder))
 
