@@ -36,14 +36,36 @@ _FORMAT = 1
 Document = tuple[dict[str, Any], str]
 
 
+#: Largest cache file read (the bundled documents pickle to well under 1 MiB).
+MAX_CACHE_BYTES = 64 * 1024 * 1024
+
+
+def _private(status: os.stat_result, kind: int) -> bool:
+    """Of this kind (folder or file), owned by the current user, writable by no other."""
+    getuid = getattr(os, "getuid", None)
+    return (
+        getuid is not None  # no owners to check (Windows): no cache
+        and stat.S_IFMT(status.st_mode) == kind
+        and status.st_uid == getuid()
+        and not status.st_mode & 0o022
+    )
+
+
 def user_cache_folder(name: str) -> Path | None:
     """``$XDG_CACHE_HOME/gpuadvisor/NAME``, created private, or None if unusable."""
     if os.environ.get("GPUADVISOR_NO_CACHE") == "1":
         return None
-    try:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    except (RuntimeError, KeyError):  # no home folder: run without a cache
-        return None
+    # The XDG spec says a relative XDG_CACHE_HOME is invalid and to be ignored; a
+    # relative or empty home would put the cache under the current folder: no cache.
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        try:
+            home = str(Path.home())
+        except (RuntimeError, KeyError):  # no home folder: run without a cache
+            return None
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
     folder = Path(base) / "gpuadvisor" / name
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -52,18 +74,64 @@ def user_cache_folder(name: str) -> Path | None:
         return None
     # Cached content is trusted: use only a real folder of ours that nobody else can
     # write to (Jinja2's own default cache folder makes the same check).
-    if (
-        not stat.S_ISDIR(status.st_mode)
-        or status.st_uid != os.getuid()
-        or status.st_mode & 0o022
-        or not os.access(folder, os.W_OK)
-    ):
+    if not _private(status, stat.S_IFDIR) or not os.access(folder, os.W_OK):
         return None
     return folder
 
 
-def _stamp(status: os.stat_result) -> tuple[int, int, int]:
-    return (status.st_size, status.st_mtime_ns, status.st_ino)
+Stamp = tuple[int, int, int, int, int, int]
+
+
+def _stamp(status: os.stat_result) -> Stamp:
+    """What tells a file apart from its earlier versions: an edit that keeps size and
+    modification time (``cp -p``, ``rsync --inplace``) still changes the ctime."""
+    return (
+        status.st_size,
+        status.st_mtime_ns,
+        status.st_ctime_ns,
+        status.st_ino,
+        status.st_dev,
+        stat.S_IFMT(status.st_mode),
+    )
+
+
+def _read_private_file(file: Path) -> bytes | None:
+    """The file's bytes if it is a regular file of ours that nobody else can write to,
+    not too large; None otherwise. Never blocks (a named pipe), never follows a link,
+    and checks the file it opened, not the name (no swap between check and read)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(file, flags)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        if not _private(status, stat.S_IFREG) or status.st_size > MAX_CACHE_BYTES:
+            return None
+        return handle.read(MAX_CACHE_BYTES + 1)
+
+
+def _valid_entries(stored: object) -> dict[str, tuple[Stamp, bytes]]:
+    """The well-formed entries of an unpickled cache file (anything else is dropped)."""
+    if not isinstance(stored, dict) or stored.get("format") != _FORMAT:
+        return {}
+    entries = stored.get("entries")
+    if not isinstance(entries, dict):
+        return {}
+    valid: dict[str, tuple[Stamp, bytes]] = {}
+    for key, entry in entries.items():
+        if (
+            isinstance(key, str)
+            and isinstance(entry, tuple)
+            and len(entry) == 2
+            and isinstance(entry[1], bytes)
+            and isinstance(entry[0], tuple)
+            and len(entry[0]) == 6
+            and all(type(part) is int for part in entry[0])
+        ):
+            valid[key] = entry
+    return valid
 
 
 class DocumentCache:
@@ -75,20 +143,16 @@ class DocumentCache:
 
     def __init__(self, file: Path | None) -> None:
         self.file = file
-        self._entries: dict[str, tuple[tuple[int, int, int], bytes]] | None = None
+        self._entries: dict[str, tuple[Stamp, bytes]] | None = None
         self._dirty = False
 
-    def _load(self) -> dict[str, tuple[tuple[int, int, int], bytes]]:
+    def _load(self) -> dict[str, tuple[Stamp, bytes]]:
         if self._entries is None:
             self._entries = {}
-            if self.file is not None:
+            data = _read_private_file(self.file) if self.file is not None else None
+            if data is not None:
                 with contextlib.suppress(Exception):  # any damage: start afresh
-                    with open(self.file, "rb") as handle:
-                        stored = pickle.load(handle)
-                    if isinstance(stored, dict) and stored.get("format") == _FORMAT:
-                        entries = stored.get("entries")
-                        if isinstance(entries, dict):
-                            self._entries = entries
+                    self._entries = _valid_entries(pickle.loads(data))
         return self._entries
 
     def get(self, path: Path, parse: Callable[[Path], Document]) -> Document:

@@ -617,7 +617,8 @@ def _command_for(args: list[str]) -> Any:
     name = args[0] if args else ""
     if not name.startswith("-"):
         for info in app.registered_commands:
-            if name == (info.name or (info.callback.__name__ if info.callback else "")):
+            callback = info.callback.__name__ if info.callback else ""
+            if name == (info.name or typer.main.get_command_name(callback)):
                 one = typer.Typer(
                     name="gpuadvisor",
                     add_completion=False,

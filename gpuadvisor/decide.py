@@ -120,7 +120,7 @@ class OptionSet:
     masks :class:`ConstraintMemo` keeps, and ``pairs[j]`` lists the options of the
     ``j``-th (shape, class) pair in :data:`PAIRS` order."""
 
-    __slots__ = ("full", "options", "pair_bits", "pairs", "sku_bits")
+    __slots__ = ("best", "full", "masks", "options", "pair_bits", "pairs", "sku_bits")
 
     def __init__(self, options: list[Option]) -> None:
         self.options = options
@@ -134,6 +134,10 @@ class OptionSet:
             tuple(members.get(pair, ())) for pair in PAIRS
         )
         self.pair_bits = tuple(sum(1 << i for i in indices) for indices in self.pairs)
+        #: What the memo worked out for these options (kept here, not by the set's id,
+        #: so nothing can outlive the set or be mistaken for another set's).
+        self.masks: dict[tuple[object, ...], int] = {}
+        self.best: dict[tuple[object, ...], int | None] = {}
 
 
 #: Every (shape, class) pair, in the order the engine lists them.
@@ -158,10 +162,8 @@ class ConstraintMemo:
         self.catalog = catalog
         self.sku_facts = {sku.id: sku_facts(sku) for sku in catalog.skus}
         self._tables: dict[tuple[object, ...], dict[str, bool]] = {}
-        self._masks: dict[tuple[object, ...], int] = {}
         self._option_sets: dict[tuple[int, ...], OptionSet] = {}
         self._plans: dict[tuple[Value, ...], tuple[int, ...]] = {}
-        self._best: dict[tuple[object, ...], int | None] = {}
         self._size = 0
 
     @classmethod
@@ -174,10 +176,8 @@ class ConstraintMemo:
     def _bound(self) -> None:
         if self._size > self.MAX_VERDICTS:
             self._tables.clear()
-            self._masks.clear()
             self._option_sets.clear()
             self._plans.clear()
-            self._best.clear()
             self._size = 0
 
     def option_set(self, facts: Mapping[str, Value]) -> OptionSet:
@@ -198,8 +198,7 @@ class ConstraintMemo:
         assert require is not None
         # The source text is part of the key: an overlay may redefine a rule id.
         key = (rule.id, require.source, *(facts.get(n) for n in rule.require_reads))
-        mask_key = (key, id(options))
-        found = self._masks.get(mask_key)
+        found = options.masks.get(key)
         if found is not None:
             return found
         table = self._tables.setdefault(key, {})
@@ -221,7 +220,7 @@ class ConstraintMemo:
                     self._size += 1
                 if not ok:
                     mask |= bits
-        self._masks[mask_key] = mask
+        options.masks[key] = mask
         self._size += 1
         return mask
 
@@ -252,16 +251,16 @@ class ConstraintMemo:
     ) -> Option | None:
         """The first-ranked option of one pair among the ``alive`` ones."""
         here = options.pair_bits[pair] & alive
-        key = (id(options), pair, here, *(facts.get(n) for n in RANK_READS))
-        if key in self._best:
-            found = self._best[key]
+        key = (pair, here, *(facts.get(n) for n in RANK_READS))
+        if key in options.best:
+            found = options.best[key]
             return None if found is None else options.options[found]
         candidates = [i for i in options.pairs[pair] if here >> i & 1]
         index: int | None = None
         if candidates:
             rank = rank_key([options.options[i] for i in candidates], facts)
             index = min(candidates, key=lambda i: rank(options.options[i]))
-        self._best[key] = index
+        options.best[key] = index
         self._size += 1
         return None if index is None else options.options[index]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
 
 from gpuadvisor.errors import InternalError
 from gpuadvisor.rules import Category, GpuClass, Severity, Shape
@@ -16,11 +17,21 @@ DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
 
 
 _REQUIRED = object()
-#: Per output model: (field name, default or _REQUIRED), in field order.
+#: Per output model: (field name, its FieldInfo or _REQUIRED), in field order.
 _FIELDS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
 
 
 _O = TypeVar("_O", bound="_Out")
+_IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
+
+
+def _default_of(info: FieldInfo) -> Any:
+    """_REQUIRED, an immutable default to share, or the FieldInfo to ask each time."""
+    if info.is_required():
+        return _REQUIRED
+    if info.default_factory is None and isinstance(info.default, _IMMUTABLE):
+        return info.default
+    return info
 
 
 class _Out(BaseModel):
@@ -40,8 +51,7 @@ class _Out(BaseModel):
         fields = _FIELDS.get(cls)
         if fields is None:
             fields = _FIELDS[cls] = tuple(
-                (name, _REQUIRED if info.is_required() else info.get_default())
-                for name, info in cls.__pydantic_fields__.items()
+                (name, _default_of(info)) for name, info in cls.model_fields.items()
             )
         data = {}
         used = 0
@@ -51,6 +61,8 @@ class _Out(BaseModel):
                 used += 1
             elif default is _REQUIRED:
                 raise InternalError(f"{cls.__name__}.build: {name} is missing")
+            elif isinstance(default, FieldInfo):  # a fresh value each time, as validation gives
+                data[name] = default.get_default(call_default_factory=True)
             else:
                 data[name] = default
         if used != len(values):

@@ -232,9 +232,10 @@ def test_one_command_apps_behave_as_the_whole_application(suffix: list[str]) -> 
 
     whole = typer.main.get_command(cli_module.app)
     names = [
-        info.name or (info.callback.__name__ if info.callback else "")
+        info.name or typer.main.get_command_name(info.callback.__name__ if info.callback else "")
         for info in cli_module.app.registered_commands
     ]
+    assert set(names) <= set(whole.commands)  # type: ignore[attr-defined]
     assert "advise" in names and len(names) > 5
     for name in names:
         args = [name, *suffix]

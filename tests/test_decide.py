@@ -233,3 +233,25 @@ def test_decisions_built_without_validation_still_validate(
         decision = advise_text(text, test_catalog, rulebase)
         again = Decision.model_validate_json(decision.to_json())
         assert again.to_json() == decision.to_json()
+
+
+def test_build_fills_defaults_like_validation_and_refuses_mistakes() -> None:
+    from pydantic import Field
+
+    from gpuadvisor.decision import _Out
+    from gpuadvisor.errors import InternalError
+
+    class Sample(_Out):
+        name: str
+        tags: tuple[str, ...] = ()
+        notes: list[str] = Field(default_factory=list)
+        label: str = Field("x", alias="title")
+
+    first, second = Sample.build(name="a"), Sample.build(name="a")
+    assert first == Sample.model_validate({"name": "a"})
+    assert first.notes is not second.notes  # a fresh value from the factory each time
+    assert first.model_dump(by_alias=True) == {"name": "a", "tags": (), "notes": [], "title": "x"}
+    with pytest.raises(InternalError, match="name is missing"):
+        Sample.build(tags=())
+    with pytest.raises(InternalError, match="unknown field"):
+        Sample.build(name="a", nmae="b")

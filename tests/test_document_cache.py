@@ -14,6 +14,7 @@ from gpuadvisor import cache
 from gpuadvisor.cache import DocumentCache, bundled_documents, user_cache_folder
 from gpuadvisor.catalog import load_catalog
 from gpuadvisor.errors import InputError
+from gpuadvisor.resources import data_dir
 from gpuadvisor.rules import load_rules
 from gpuadvisor.textio import load_document
 
@@ -174,3 +175,98 @@ def test_no_cache_in_a_folder_others_can_write(
     assert folder is not None
     os.chmod(folder, 0o777)
     assert user_cache_folder("documents-test") is None
+
+
+def _store_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GPUADVISOR_NO_CACHE", raising=False)
+    monkeypatch.setattr(cache, "_DOCUMENTS", None)
+    store = bundled_documents().file
+    assert store is not None
+    return store
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need POSIX")
+def test_a_named_pipe_in_place_of_the_cache_file_is_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = _store_in(tmp_path, monkeypatch)
+    os.mkfifo(store)
+    # Would block forever if the pipe were opened for reading the usual way.
+    assert load_catalog().skus
+
+
+def test_malformed_entries_are_dropped_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = _store_in(tmp_path, monkeypatch)
+    rule = sorted(data_dir("rules").rglob("*.toml"))[0]
+    entries = {str(rule): 5, "x": ("a", b""), 7: (tuple(range(6)), b"")}
+    store.write_bytes(pickle.dumps({"format": cache._FORMAT, "entries": entries}))
+    os.chmod(store, 0o600)
+    monkeypatch.setattr(cache, "_DOCUMENTS", None)
+    assert load_rules().rules
+    # and the damaged file was replaced by a good one
+    monkeypatch.setattr(cache, "_DOCUMENTS", None)
+    assert str(rule) in cache._valid_entries(pickle.loads(store.read_bytes()))
+
+
+def test_a_cache_file_others_can_write_is_not_read(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("x = 1\n")
+    _old(doc)
+    store = tmp_path / "documents.pickle"
+    documents = DocumentCache(store)
+    documents.get(doc, load_document)
+    documents.flush()
+    os.chmod(store, 0o666)
+    calls: list[Path] = []
+    DocumentCache(store).get(doc, _counting(calls))
+    assert calls == [doc]
+
+
+def test_a_link_in_place_of_the_cache_file_is_not_followed(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("x = 1\n")
+    _old(doc)
+    real = tmp_path / "real.pickle"
+    documents = DocumentCache(real)
+    documents.get(doc, load_document)
+    documents.flush()
+    link = tmp_path / "documents.pickle"
+    link.symlink_to(real)
+    calls: list[Path] = []
+    DocumentCache(link).get(doc, _counting(calls))
+    assert calls == [doc]
+
+
+def test_a_rewrite_keeping_size_and_time_is_seen(tmp_path: Path) -> None:
+    doc = tmp_path / "a.toml"
+    doc.write_text("x = 1\n")
+    _old(doc)
+    documents = DocumentCache(tmp_path / "documents.pickle")
+    assert documents.get(doc, load_document)[0] == {"x": 1}
+    before = doc.stat()
+    time.sleep(0.01)
+    doc.write_text("x = 2\n")  # same size, then the old times put back (cp -p)
+    os.utime(doc, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert documents.get(doc, load_document)[0] == {"x": 2}
+
+
+def test_no_cache_without_file_owners(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GPUADVISOR_NO_CACHE", raising=False)
+    monkeypatch.delattr(os, "getuid")
+    assert user_cache_folder("documents-test") is None
+
+
+@pytest.mark.parametrize("setting", ["relative/cache", ""])
+def test_a_relative_cache_home_is_ignored(
+    setting: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", setting)
+    monkeypatch.setenv("HOME", "relative-home")
+    monkeypatch.delenv("GPUADVISOR_NO_CACHE", raising=False)
+    assert user_cache_folder("documents-test") is None
+    assert list(tmp_path.iterdir()) == []
