@@ -82,8 +82,14 @@ MAX_MEASURE = 1e12
 
 
 class _Model(BaseModel):
+    # protected_namespaces: ``model_name`` (MIG devices) would make pydantic before 2.10
+    # warn on every run.
     model_config = ConfigDict(
-        frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True
+        frozen=True,
+        extra="forbid",
+        allow_inf_nan=False,
+        populate_by_name=True,
+        protected_namespaces=(),
     )
 
     @field_validator("*")

@@ -41,8 +41,15 @@ class _Section(BaseModel):
     is not a boolean; a value of the wrong type is an error naming the field, never a
     silent conversion. (Whole numbers are accepted where decimals are.)"""
 
+    # protected_namespaces: ``model_parallel_ready`` is a contract name (CONTRACT §1);
+    # pydantic before 2.10 would warn about its ``model_`` prefix on every run.
     model_config = ConfigDict(
-        frozen=True, extra="forbid", allow_inf_nan=False, validate_default=True, strict=True
+        frozen=True,
+        extra="forbid",
+        allow_inf_nan=False,
+        validate_default=True,
+        strict=True,
+        protected_namespaces=(),
     )
 
 
