@@ -211,33 +211,36 @@ def test_malformed_entries_are_dropped_not_fatal(
     assert str(rule) in cache._valid_entries(pickle.loads(store.read_bytes()))
 
 
-def test_a_cache_file_others_can_write_is_not_read(tmp_path: Path) -> None:
+def _cached_once(tmp_path: Path, store: Path) -> tuple[Path, Path]:
+    """A settled document, parsed once through a cache written to ``store``."""
     doc = tmp_path / "a.toml"
     doc.write_text("x = 1\n")
     _old(doc)
-    store = tmp_path / "documents.pickle"
     documents = DocumentCache(store)
     documents.get(doc, load_document)
     documents.flush()
-    os.chmod(store, 0o666)
+    return doc, store
+
+
+def _parsed_again(doc: Path, store: Path) -> bool:
+    """Whether a new process reading ``store`` has to parse ``doc`` again."""
     calls: list[Path] = []
     DocumentCache(store).get(doc, _counting(calls))
-    assert calls == [doc]
+    return calls == [doc]
+
+
+def test_a_cache_file_others_can_write_is_not_read(tmp_path: Path) -> None:
+    doc, store = _cached_once(tmp_path, tmp_path / "documents.pickle")
+    os.chmod(store, 0o666)
+    assert _parsed_again(doc, store)
 
 
 def test_a_link_in_place_of_the_cache_file_is_not_followed(tmp_path: Path) -> None:
-    doc = tmp_path / "a.toml"
-    doc.write_text("x = 1\n")
-    _old(doc)
-    real = tmp_path / "real.pickle"
-    documents = DocumentCache(real)
-    documents.get(doc, load_document)
-    documents.flush()
+    doc, real = _cached_once(tmp_path, tmp_path / "real.pickle")
+    assert not _parsed_again(doc, real)
     link = tmp_path / "documents.pickle"
     link.symlink_to(real)
-    calls: list[Path] = []
-    DocumentCache(link).get(doc, _counting(calls))
-    assert calls == [doc]
+    assert _parsed_again(doc, link)
 
 
 def test_a_rewrite_keeping_size_and_time_is_seen(tmp_path: Path) -> None:
