@@ -159,12 +159,28 @@ def generate_options(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> list[
     return options_of_plan(skus, option_plan(skus, facts))
 
 
+class CostTerms:
+    """What lifecycle costs read from the facts, read once for many options."""
+
+    __slots__ = ("duty", "electricity_usd_per_kwh", "licence_usd", "years")
+
+    def __init__(self, facts: Mapping[str, Value]) -> None:
+        licence = vgpu_licence(facts)
+        self.years = _number(facts, "requirements.lifecycle_years")
+        self.electricity_usd_per_kwh = _number(facts, "budget.electricity_usd_per_kwh")
+        self.duty = DUTY_CYCLE.get(str(facts["workload.objective"]), 0.5)
+        self.licence_usd = licence[1] if licence else 0.0
+
+    def energy_usd(self, option: Option) -> float:
+        kwh = option.sku.tdp_w * option.count * self.duty * HOURS_PER_YEAR * self.years / 1000.0
+        return kwh * self.electricity_usd_per_kwh
+
+    def lifecycle_usd(self, option: Option) -> float:
+        return option.sku.price_usd * option.count + self.energy_usd(option) + self.licence_usd
+
+
 def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
-    years = _number(facts, "requirements.lifecycle_years")
-    price = _number(facts, "budget.electricity_usd_per_kwh")
-    duty = DUTY_CYCLE.get(str(facts["workload.objective"]), 0.5)
-    kwh = option.total_power_w * duty * HOURS_PER_YEAR * years / 1000.0
-    return kwh * price
+    return CostTerms(facts).energy_usd(option)
 
 
 def vgpu_licence(facts: Mapping[str, Value]) -> tuple[str, float] | None:
@@ -182,18 +198,12 @@ def vgpu_licence(facts: Mapping[str, Value]) -> tuple[str, float] | None:
 
 
 def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
-    licence = vgpu_licence(facts)
-    return (
-        option.total_price_usd + energy_cost_usd(option, facts) + (licence[1] if licence else 0.0)
-    )
-
-
-_ML_KINDS = ("training", "inference", "mixed")
+    return CostTerms(facts).lifecycle_usd(option)
 
 
 def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
     """Throughput figure that matters for the workload: tensor FP16 for ML, FP32 else."""
-    if facts["workload.kind"] in _ML_KINDS:
+    if facts["workload.kind"] in ("training", "inference", "mixed"):
         return sku.fp16_tensor_tflops
     return sku.fp32_tflops
 
@@ -233,22 +243,14 @@ def rank_key(
     """The sort key of :func:`rank_options` for this group of options."""
     objective = facts["workload.objective"]
     fastest = max(o.sku.memory_bandwidth_gbs for o in options)
-    # lifecycle_cost_usd's inputs read once for the group; the arithmetic below is the
-    # same, in the same order, so the costs are bit-for-bit equal.
-    years = _number(facts, "requirements.lifecycle_years")
-    price = _number(facts, "budget.electricity_usd_per_kwh")
-    duty = DUTY_CYCLE.get(str(objective), 0.5)
-    licence = vgpu_licence(facts)
-    licence_cost = licence[1] if licence else 0.0
-    ml = facts["workload.kind"] in _ML_KINDS
+    terms = CostTerms(facts)  # read once for the group, not once per option
 
     def key(option: Option) -> tuple[tuple[float, ...], str]:
         sku = option.sku
-        energy = sku.tdp_w * option.count * duty * HOURS_PER_YEAR * years / 1000.0 * price
-        cost = sku.price_usd * option.count + energy + licence_cost
+        cost = terms.lifecycle_usd(option)
         if objective == "throughput":
-            perf = sku.fp16_tensor_tflops if ml else sku.fp32_tflops
-            return (-option.jobs_served, -(perf * option.count / cost), cost), sku.id
+            value = performance(sku, facts) * option.count / cost
+            return (-option.jobs_served, -value, cost), sku.id
         if objective == "latency":
             slow = 0.0 if sku.memory_bandwidth_gbs >= LATENCY_BAND * fastest else 1.0
             return (-option.jobs_served, slow, cost, -sku.memory_bandwidth_gbs), sku.id
