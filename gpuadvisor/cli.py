@@ -29,13 +29,17 @@ import typer
 from gpuadvisor import __version__
 from gpuadvisor.errors import GpuAdvisorError, InputError, InternalError
 
+#: How every Typer application of this program behaves (see also _command_for).
+_BEHAVIOUR: dict[str, Any] = {
+    "name": "gpuadvisor",
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+}
 app = typer.Typer(
-    name="gpuadvisor",
     help="Which GPU purchase actually fixes this workload, with the reasons.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
+    **_BEHAVIOUR,
 )
 rules_app = typer.Typer(help="Inspect, explain, lint and test the rule base.", no_args_is_help=True)
 catalog_app = typer.Typer(help="Browse and lint the GPU SKU catalog.", no_args_is_help=True)
@@ -619,12 +623,7 @@ def _command_for(args: list[str]) -> Any:
         for info in app.registered_commands:
             callback = info.callback.__name__ if info.callback else ""
             if name == (info.name or typer.main.get_command_name(callback)):
-                one = typer.Typer(
-                    name="gpuadvisor",
-                    add_completion=False,
-                    pretty_exceptions_enable=False,
-                    rich_markup_mode=None,
-                )
+                one = typer.Typer(**_BEHAVIOUR)
                 one.registered_commands.append(info)
                 # Two commands or a callback make Typer build a group (a single
                 # command would run without its name).
