@@ -106,19 +106,14 @@ class Core:
         return self.chosen.ranked[0] if self.chosen.ranked else None
 
     def outcome(self) -> tuple[str, str, str | None, int]:
-        top = self.top
-        return (
-            self.chosen.shape,
-            self.chosen.class_,
-            top.sku.id if top else None,
-            top.count if top else 0,
-        )
+        return Outcome(self.chosen.shape, self.chosen.class_, self.top).key()
 
 
 class OptionSet:
-    """The options of one options signature, indexed: option ``i`` is bit ``i`` of the
-    masks :class:`ConstraintMemo` keeps, and ``pairs[j]`` lists the options of the
-    ``j``-th (shape, class) pair in :data:`PAIRS` order."""
+    """The options of one plan (see :func:`gpuadvisor.options.option_plan`), indexed:
+    option ``i`` is bit ``i`` of the masks :class:`ConstraintMemo` keeps, and
+    ``pairs[j]`` lists the options of the ``j``-th (shape, class) pair in :data:`PAIRS`
+    order."""
 
     __slots__ = ("best", "full", "masks", "options", "pair_bits", "pairs", "sku_bits")
 
