@@ -34,7 +34,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -87,17 +87,9 @@ def max_rss_mib(argv: list[str]) -> float:
 
 
 def random_profile(rng: random.Random) -> dict[str, Any]:
-    kinds = [
-        "training",
-        "inference",
-        "rendering",
-        "cad-cae",
-        "simulation",
-        "visualization",
-        "vdi",
-        "media",
-        "mixed",
-    ]
+    from gpuadvisor.profile import WorkloadKind
+
+    kinds = list(get_args(WorkloadKind))
     return {
         "schema": "gpuadvisor/profile/v1",
         "workload": {

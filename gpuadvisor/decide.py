@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from gpuadvisor import __version__
 from gpuadvisor.catalog import Catalog
@@ -605,6 +605,28 @@ def _confidence(core: Core) -> tuple[str, str | None]:
     return "low", f"{runner} scored {core.runner_up.score:+d} against {core.chosen.score:+d}"
 
 
+def _rule_finding(
+    rule: Rule,
+    core: Core,
+    values: tuple[FactValue, ...],
+    effect: str,
+    kind: Literal["preference", "constraint"],
+) -> Finding:
+    """A rule's finding: its texts filled with the decision's facts, its evidence."""
+    return Finding.build(
+        rule=rule.id,
+        category=rule.data.category,
+        severity=rule.data.severity,
+        title=rule.data.title,
+        evidence=_evidence_text(values),
+        rationale=rule.rationale_text(core.facts),
+        action=rule.action_text(core.facts),
+        effect=effect,
+        kind=kind,
+        facts=values,
+    )
+
+
 def _phrase(rule: Rule, core: Core, facts: FactSet) -> FixFirst | Finding:
     """A fired preference rule as a finding; cached on the rule by every value it shows."""
     key = tuple(
@@ -627,18 +649,7 @@ def _phrase(rule: Rule, core: Core, facts: FactSet) -> FixFirst | Finding:
             facts=values,
         )
     else:
-        phrased = Finding.build(
-            rule=rule.id,
-            category=rule.data.category,
-            severity=rule.data.severity,
-            title=rule.data.title,
-            evidence=_evidence_text(values),
-            rationale=rule.rationale_text(core.facts),
-            action=rule.action_text(core.facts),
-            effect=_effect_text(rule),
-            kind="preference",
-            facts=values,
-        )
+        phrased = _rule_finding(rule, core, values, _effect_text(rule), "preference")
     if len(rule.phrased) > 512:
         rule.phrased.clear()
     rule.phrased[key] = phrased
@@ -666,20 +677,8 @@ def _findings(core: Core, facts: FactSet) -> tuple[list[FixFirst], list[Finding]
         names = sorted({e.option.sku.name for e in removed})
         sample = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         values = _fact_values(rule, facts)
-        findings.append(
-            Finding.build(
-                rule=rule.id,
-                category=rule.data.category,
-                severity=rule.data.severity,
-                title=rule.data.title,
-                evidence=_evidence_text(values),
-                rationale=rule.rationale_text(core.facts),
-                action=rule.action_text(core.facts),
-                effect=f"excluded {len(removed)} of {total} options ({sample})",
-                kind="constraint",
-                facts=values,
-            )
-        )
+        effect = f"excluded {len(removed)} of {total} options ({sample})"
+        findings.append(_rule_finding(rule, core, values, effect, "constraint"))
     if not core.feasible:
         counts = Counter({rid: len(removed) for rid, removed in removed_by.items()})
         top = ", ".join(f"{rid} ({n} options)" for rid, n in counts.most_common(5))
