@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from gpuadvisor.engine.hostfacts import derive_host_facts  # noqa: E402
 from gpuadvisor.evidence import parse_text  # noqa: E402
-from gpuadvisor.hostfacts import derive_host_facts  # noqa: E402
 
 TARGET_MS = 20.0
 TEXT = "smi-text/8x-h100-80gb-hbm3_535.161.08_q.txt"

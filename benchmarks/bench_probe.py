@@ -30,8 +30,8 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gpuadvisor.probe_gpu import GpuProbe
-from gpuadvisor.probe_nvml import Nvml
+from gpuadvisor.probe.gpu import GpuProbe
+from gpuadvisor.probe.nvml import Nvml
 from tests.nvml_standin import StandIn, load_scenario
 
 QUERY = (

@@ -20,8 +20,8 @@ if __package__ in (None, ""):  # run as a file: make the repository importable
 
 from gpuadvisor.evidence import parse_text
 from gpuadvisor.evidence.merge import same_gpu
-from gpuadvisor.host import Gpu
-from gpuadvisor.textio import read_text
+from gpuadvisor.host.schema import Gpu
+from gpuadvisor.inputs.textio import read_text
 
 #: Fields both sides read from the same NVML answer (nvidia-smi prints what NVML says).
 FIELDS = (

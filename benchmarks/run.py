@@ -87,7 +87,7 @@ def max_rss_mib(argv: list[str]) -> float:
 
 
 def random_profile(rng: random.Random) -> dict[str, Any]:
-    from gpuadvisor.profile import WorkloadKind
+    from gpuadvisor.inputs.profile import WorkloadKind
 
     kinds = list(get_args(WorkloadKind))
     return {
@@ -124,13 +124,13 @@ def random_profile(rng: random.Random) -> dict[str, Any]:
 
 def in_process(count: int) -> dict[str, float]:
     """Decisions per second over generated profiles with host evidence, and the baseline."""
-    from gpuadvisor.catalog import load_catalog
-    from gpuadvisor.decide import decide
+    from gpuadvisor.engine.core import decide
+    from gpuadvisor.engine.facts import build_facts
+    from gpuadvisor.engine.hostfacts import derive_host_facts
+    from gpuadvisor.engine.rules import load_rules
     from gpuadvisor.evidence import load_evidence
-    from gpuadvisor.facts import build_facts
-    from gpuadvisor.hostfacts import derive_host_facts
-    from gpuadvisor.profile import Profile
-    from gpuadvisor.rules import load_rules
+    from gpuadvisor.inputs.catalog import load_catalog
+    from gpuadvisor.inputs.profile import Profile
 
     catalog, rules = load_catalog(), load_rules()
     host = derive_host_facts(load_evidence([ROOT / p for p in EVIDENCE]))

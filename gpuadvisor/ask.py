@@ -5,7 +5,7 @@ asked, each with a plain-language prompt, a one-line "why it matters / what to a
 when unsure", and a predicate over the answers so far that decides whether it applies.
 :func:`interview` walks them through a :class:`Dialogue` (the only I/O it does), checks
 every answer with the field's own pydantic type and constraints as the profile file
-would, and returns a validated :class:`~gpuadvisor.profile.Profile`. ``cli.py`` supplies
+would, and returns a validated :class:`~gpuadvisor.inputs.profile.Profile`. ``cli.py`` supplies
 the terminal (or stdin) side of the dialogue and writes the result.
 """
 
@@ -21,8 +21,8 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from gpuadvisor.errors import InputError, InternalError, did_you_mean
-from gpuadvisor.profile import PROFILE_SCHEMA, SECTIONS, Profile, profile_from_data
-from gpuadvisor.textio import locate_field
+from gpuadvisor.inputs.profile import PROFILE_SCHEMA, SECTIONS, Profile, profile_from_data
+from gpuadvisor.inputs.textio import locate_field
 
 
 class Dialogue(Protocol):
@@ -817,8 +817,8 @@ ASK_HEADER: Final = [
 
 def profile_document(profile: Profile) -> str:
     """The commented TOML for ``profile``, checked to load back to the same profile."""
-    from gpuadvisor.examples import profile_text
-    from gpuadvisor.profile import parse_profile
+    from gpuadvisor.inputs.examples import profile_text
+    from gpuadvisor.inputs.profile import parse_profile
 
     text = profile_text(profile, header=ASK_HEADER)
     if parse_profile(text, "<ask output>") != profile:

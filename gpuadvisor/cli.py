@@ -86,7 +86,7 @@ def _emit(text: str | bytes, output: Path | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    from gpuadvisor.textio import atomic_write
+    from gpuadvisor.inputs.textio import atomic_write
 
     atomic_write(output, text)
     typer.echo(f"wrote {output}", err=True)
@@ -97,7 +97,7 @@ def _not_an_input(output: Path | None, inputs: list[Path]) -> None:
     command's own inputs (the run would replace the profile it read with its report)."""
     if output is None:
         return
-    from gpuadvisor.textio import check_output_path
+    from gpuadvisor.inputs.textio import check_output_path
 
     check_output_path(output)
     if not output.exists():
@@ -128,7 +128,7 @@ def init(
     output: OutputOpt = None,
 ) -> None:
     """Write a commented profile template, or a worked example."""
-    from gpuadvisor import examples
+    from gpuadvisor.inputs import examples
 
     if list_examples:
         for name, title in examples.list_examples():
@@ -204,7 +204,7 @@ def ask(
     text: str | None = None
     _not_an_input(output, [])
     if start is not None:
-        from gpuadvisor.textio import load_document
+        from gpuadvisor.inputs.textio import load_document
 
         document, text = load_document(start)
     profile = interview(
@@ -222,7 +222,7 @@ def ask(
         typer.echo("note: the answers are not saved; add -o FILE to keep them", err=True)
     if then_advise:
         from gpuadvisor.pipeline import advise_profile
-        from gpuadvisor.report import render
+        from gpuadvisor.render.report import render
 
         decision = advise_profile(
             profile,
@@ -264,7 +264,7 @@ def advise(
 ) -> None:
     """Recommend a purchase for PROFILE and write the justification report."""
     from gpuadvisor.pipeline import advise as run_advise
-    from gpuadvisor.report import render
+    from gpuadvisor.render.report import render
 
     if fmt is ReportFormat.pdf and output is None:
         raise InputError("PDF output needs a file: add -o FILE.pdf", field="--format pdf")
@@ -328,7 +328,7 @@ def probe(
     early and still writes what was collected.
     """
     from gpuadvisor.evidence import dump_snapshot
-    from gpuadvisor.probe import run_probe
+    from gpuadvisor.probe.sampler import run_probe
 
     bar = _ProgressBar() if sys.stderr.isatty() else None
     try:
@@ -366,15 +366,15 @@ def schema(name: Annotated[SchemaName, typer.Argument(help="Which document.")]) 
     """Print the JSON Schema of a document gpuadvisor reads or writes."""
     model: Any
     if name is SchemaName.profile:
-        from gpuadvisor.profile import Profile
+        from gpuadvisor.inputs.profile import Profile
 
         model = Profile
     elif name is SchemaName.host:
-        from gpuadvisor.host import HostSnapshot
+        from gpuadvisor.host.schema import HostSnapshot
 
         model = HostSnapshot
     else:
-        from gpuadvisor.decision import Decision
+        from gpuadvisor.decision.model import Decision
 
         model = Decision
     document = model.model_json_schema(by_alias=True)
@@ -385,7 +385,7 @@ def schema(name: Annotated[SchemaName, typer.Argument(help="Which document.")]) 
 
 
 def _rulebase(overlays: list[Path] | None, base: Path | None = None) -> Any:
-    from gpuadvisor.rules import load_rules
+    from gpuadvisor.engine.rules import load_rules
 
     return load_rules(overlays or [], base=base)
 
@@ -396,7 +396,7 @@ def rules_list(
     fmt: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
 ) -> None:
     """List every rule with its category, severity and kind."""
-    from gpuadvisor.rules import rule_doc
+    from gpuadvisor.engine.rules import rule_doc
 
     base = _rulebase(rules)
     docs = [rule_doc(rule) for rule in base.rules]
@@ -413,7 +413,7 @@ def rules_explain(
     rule_id: Annotated[str, typer.Argument(help="Rule id (or old alias).")], rules: RulesOpt = None
 ) -> None:
     """Print a rule's own documentation: what it checks, why, what to do, its examples."""
-    from gpuadvisor.rules import rule_doc
+    from gpuadvisor.engine.rules import rule_doc
 
     doc = rule_doc(_rulebase(rules).get(rule_id))
     lines = [
@@ -453,7 +453,7 @@ def rules_lint(
     folder: Annotated[Path | None, typer.Argument(help="Rules folder (default: bundled).")] = None,
 ) -> None:
     """Refuse rules without rationale, action, category or passing examples."""
-    from gpuadvisor.rules import lint_rules, load_rules
+    from gpuadvisor.engine.rules import lint_rules, load_rules
 
     base = load_rules(base=folder)
     if not base.rules:
@@ -469,7 +469,7 @@ def rules_lint(
 @rules_app.command("test")
 def rules_test(rules: RulesOpt = None) -> None:
     """Run every rule's examples."""
-    from gpuadvisor.rules import run_examples
+    from gpuadvisor.engine.rules import run_examples
 
     base = _rulebase(rules)
     results = run_examples(base.rules)
@@ -488,7 +488,7 @@ def rules_facts(
     """List every fact a rule may read, with type, unit and meaning."""
     from dataclasses import asdict
 
-    from gpuadvisor.factspec import ALL_FACTS
+    from gpuadvisor.engine.factspec import ALL_FACTS
 
     if fmt is ListFormat.json:
         typer.echo(json.dumps([asdict(spec) for spec in ALL_FACTS], indent=2))
@@ -504,7 +504,7 @@ def rules_facts(
 
 
 def _catalog(overlays: list[Path] | None) -> Any:
-    from gpuadvisor.catalog import load_catalog
+    from gpuadvisor.inputs.catalog import load_catalog
 
     return load_catalog(overlays or [])
 
@@ -526,7 +526,7 @@ def catalog_list(
     max_price: Annotated[float | None, typer.Option("--max-price", help="USD")] = None,
 ) -> None:
     """List SKUs, optionally filtered."""
-    from gpuadvisor.catalog import SEGMENTS, SkuFilter, filter_skus
+    from gpuadvisor.inputs.catalog import SEGMENTS, SkuFilter, filter_skus
 
     if segment is not None and segment not in SEGMENTS:
         raise InputError(
@@ -589,7 +589,7 @@ def catalog_show(
 @catalog_app.command("lint")
 def catalog_lint(catalog: CatalogOpt = None) -> None:
     """Check schema, units, sources, dated prices and unique ids."""
-    from gpuadvisor.catalog import lint_catalog
+    from gpuadvisor.inputs.catalog import lint_catalog
 
     loaded = _catalog(catalog)
     problems = lint_catalog(loaded)

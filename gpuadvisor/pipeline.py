@@ -1,7 +1,7 @@
 """The one path every command takes: inputs -> facts -> rules -> decision.
 
 This is the I/O edge before the pure core: it reads the profile, the catalog, the rules
-and the evidence from disk, then hands plain values to :mod:`gpuadvisor.decide`.
+and the evidence from disk, then hands plain values to :mod:`gpuadvisor.engine.core`.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from gpuadvisor.catalog import Catalog, load_catalog
-from gpuadvisor.decide import decide
-from gpuadvisor.decision import Decision, EvidenceRef, MeasuredGpu
-from gpuadvisor.facts import build_facts
-from gpuadvisor.profile import Profile, profile_from_data
-from gpuadvisor.rules import RuleBase, load_rules
-from gpuadvisor.textio import decode_text, parse_document, read_bytes
+from gpuadvisor.decision.model import Decision, EvidenceRef, MeasuredGpu
+from gpuadvisor.engine.core import decide
+from gpuadvisor.engine.facts import build_facts
+from gpuadvisor.engine.rules import RuleBase, load_rules
+from gpuadvisor.inputs.catalog import Catalog, load_catalog
+from gpuadvisor.inputs.profile import Profile, profile_from_data
+from gpuadvisor.inputs.textio import decode_text, parse_document, read_bytes
 
 
 def read_profile(path: Path) -> tuple[Profile, str]:
@@ -78,9 +78,9 @@ def advise_profile(
     host_sources = None
     gpus: tuple[MeasuredGpu, ...] = ()
     if evidence:
+        from gpuadvisor.decision.measured import measured_gpus
+        from gpuadvisor.engine.hostfacts import derive_host_facts
         from gpuadvisor.evidence import load_evidence
-        from gpuadvisor.hostfacts import derive_host_facts
-        from gpuadvisor.measured import measured_gpus
 
         snapshot = load_evidence(list(evidence))
         gpus = measured_gpus(snapshot)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.catalog import Catalog, load_catalog
 from gpuadvisor.cli import main
-from gpuadvisor.rules import RuleBase, load_rules
+from gpuadvisor.engine.rules import RuleBase, load_rules
+from gpuadvisor.inputs.catalog import Catalog, load_catalog
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"

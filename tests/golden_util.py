@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from gpuadvisor.catalog import Catalog
-from gpuadvisor.decision import Decision, EvidenceRef, FactValue, MeasuredGpu, Sample
+from gpuadvisor.decision.model import Decision, EvidenceRef, FactValue, MeasuredGpu, Sample
+from gpuadvisor.engine.rules import RuleBase
+from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.pipeline import advise
-from gpuadvisor.rules import RuleBase
 
 from .conftest import REPO, TESTS
 

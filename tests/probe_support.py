@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpuadvisor.hostprobe import Counters, HostReader
-from gpuadvisor.probe import Clock, ProbeResult, run_probe
+from gpuadvisor.probe.host import Counters, HostReader
+from gpuadvisor.probe.sampler import Clock, ProbeResult, run_probe
 from tests.nvml_standin import FakeTime, StandIn, load_scenario
 
 HOST_CAPTURES = Path(__file__).resolve().parent / "fixtures" / "hostprobe"

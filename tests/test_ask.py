@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from gpuadvisor import ask
 from gpuadvisor.ask import QUESTIONS, Question, interview, profile_document
-from gpuadvisor.catalog import Catalog
 from gpuadvisor.errors import InputError
-from gpuadvisor.examples import profile_text
-from gpuadvisor.profile import SECTIONS, Profile, load_profile, parse_profile
+from gpuadvisor.inputs.catalog import Catalog
+from gpuadvisor.inputs.examples import profile_text
+from gpuadvisor.inputs.profile import SECTIONS, Profile, load_profile, parse_profile
 
 from .conftest import REPO, CliResult
 

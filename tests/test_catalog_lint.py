@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from gpuadvisor.catalog import (
+from gpuadvisor.inputs.catalog import (
     CITE_DENYLIST,
     CITED_FIELDS,
     Catalog,

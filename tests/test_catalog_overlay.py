@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.catalog import load_catalog
 from gpuadvisor.errors import InputError
+from gpuadvisor.inputs.catalog import load_catalog
 from gpuadvisor.pipeline import advise
 
 from .conftest import FIXTURES, REPO

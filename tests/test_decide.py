@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.catalog import Catalog, load_catalog
-from gpuadvisor.decide import decide
-from gpuadvisor.decision import Decision
-from gpuadvisor.facts import build_facts
-from gpuadvisor.profile import parse_profile
-from gpuadvisor.rules import RuleBase
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.engine.core import decide
+from gpuadvisor.engine.facts import build_facts
+from gpuadvisor.engine.rules import RuleBase
+from gpuadvisor.inputs.catalog import Catalog, load_catalog
+from gpuadvisor.inputs.profile import parse_profile
 
 from .conftest import FIXTURES
 
@@ -238,7 +238,7 @@ def test_decisions_built_without_validation_still_validate(
 def test_build_fills_defaults_like_validation_and_refuses_mistakes() -> None:
     from pydantic import Field
 
-    from gpuadvisor.decision import _Out
+    from gpuadvisor.decision.model import _Out
     from gpuadvisor.errors import InternalError
 
     class Sample(_Out):

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor import cache
-from gpuadvisor.cache import DocumentCache, bundled_documents, user_cache_folder
-from gpuadvisor.catalog import load_catalog
+from gpuadvisor.engine.rules import load_rules
 from gpuadvisor.errors import InputError
+from gpuadvisor.inputs import cache
+from gpuadvisor.inputs.cache import DocumentCache, bundled_documents, user_cache_folder
+from gpuadvisor.inputs.catalog import load_catalog
+from gpuadvisor.inputs.textio import load_document
 from gpuadvisor.resources import data_dir
-from gpuadvisor.rules import load_rules
-from gpuadvisor.textio import load_document
 
 
 def _old(path: Path) -> None:
@@ -151,7 +151,7 @@ def test_bundled_loads_fill_and_use_the_cache(
     def no_parsing(*_: object, **__: object) -> object:
         raise AssertionError("parsed although cached")
 
-    monkeypatch.setattr("gpuadvisor.textio.parse_document", no_parsing)
+    monkeypatch.setattr("gpuadvisor.inputs.textio.parse_document", no_parsing)
     catalog, rules = load_catalog(), load_rules()
     assert catalog.skus == reference[0].skus
     assert [r.data for r in rules.rules] == [r.data for r in reference[1].rules]

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from gpuadvisor.evidence import detect, dump_snapshot, load_evidence, parse_text
-from gpuadvisor.host import HOST_SCHEMA, Event, Gpu, HostSnapshot
+from gpuadvisor.host.schema import HOST_SCHEMA, Event, Gpu, HostSnapshot
 
 from .evidence_support import FIXTURES
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from gpuadvisor.engine.hostfacts import derive_host_facts
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import detect, parse_text
-from gpuadvisor.evidence._values import bus_id, clean, cpu_list, link_width, mode, number
 from gpuadvisor.evidence.merge import merge
-from gpuadvisor.host import Source
-from gpuadvisor.hostfacts import derive_host_facts
+from gpuadvisor.host.schema import Source
+from gpuadvisor.nvidia.values import bus_id, clean, cpu_list, link_width, mode, number
 
 from .evidence_support import FIXTURES
 

@@ -32,10 +32,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gpuadvisor.decision.measured import measured_gpus
+from gpuadvisor.engine.hostfacts import derive_host_facts
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import FORMATS, detect, dump_snapshot, load_evidence, parse_as, parse_text
-from gpuadvisor.hostfacts import derive_host_facts
-from gpuadvisor.measured import measured_gpus
 
 from .evidence_support import FIXTURES, real_fixtures_dir
 from .fuzz_support import keep_as_regression, mutate
@@ -223,7 +223,7 @@ def test_mutated_snapshots_through_the_reports(which: int, rng: random.Random) -
 
 def _through_the_reports(profile: Path, evidence: Path, text: str) -> None:
     from gpuadvisor.pipeline import advise
-    from gpuadvisor.report import render
+    from gpuadvisor.render.report import render
 
     try:
         decision = advise(profile, evidence=[evidence], sensitivity=False)

@@ -8,7 +8,7 @@ import pytest
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import detect, load_evidence, parse_text
-from gpuadvisor.textio import MAX_INPUT_BYTES
+from gpuadvisor.inputs.textio import MAX_INPUT_BYTES
 
 BILLION_LAUGHS = """<?xml version="1.0"?>
 <!DOCTYPE nvidia_smi_log [

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from gpuadvisor.evidence import FORMATS, _detect, _matrix
-from gpuadvisor.host import HOST_SCHEMA, P2PStatus
+from gpuadvisor.host.schema import HOST_SCHEMA, P2PStatus
 
 from .evidence_support import FIXTURES
 
@@ -56,11 +56,11 @@ def test_three_captures_import_their_three_parsers() -> None:
         + f"""
 import gpuadvisor.evidence as evidence
 after_import = loaded()
-models_after_import = "gpuadvisor.host" in sys.modules
+models_after_import = "gpuadvisor.host.schema" in sys.modules
 files = [Path(p) for p in {[str(p) for p in files]!r}]
 kinds = [evidence.detect(p.read_text(encoding="utf-8"), p.name) for p in files]
 after_detect = loaded()
-models_after_detect = "gpuadvisor.host" in sys.modules
+models_after_detect = "gpuadvisor.host.schema" in sys.modules
 host = evidence.load_evidence(files)
 print(json.dumps({{
     "after_import": after_import,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gpuadvisor.evidence import load_evidence
 from gpuadvisor.evidence.merge import same_gpu
-from gpuadvisor.host import Gpu
+from gpuadvisor.host.schema import Gpu
 
 from .evidence_support import FIXTURES
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from gpuadvisor.engine.hostfacts import derive_host_facts
 from gpuadvisor.evidence import load_evidence
-from gpuadvisor.hostfacts import derive_host_facts
 
 from .evidence_support import FIXTURES, pick
 

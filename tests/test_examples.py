@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.examples import list_examples
+from gpuadvisor.inputs.examples import list_examples
 from gpuadvisor.pipeline import advise
-from gpuadvisor.report import render
+from gpuadvisor.render.report import render
 
 from .conftest import REPO
 

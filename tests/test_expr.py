@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuadvisor.expr import ExpressionError, FactType, compile_expression
+from gpuadvisor.engine.expr import ExpressionError, FactType, compile_expression
 
 SCHEMA = {
     "workload.vram_need_gib": FactType("number"),

@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
+from gpuadvisor.engine.factspec import HOST_FACTS
+from gpuadvisor.engine.hostfacts import derive_host_facts
 from gpuadvisor.evidence import load_evidence
-from gpuadvisor.factspec import HOST_FACTS
-from gpuadvisor.host import (
+from gpuadvisor.host.schema import (
     Clocks,
     EccErrors,
     Event,
@@ -29,7 +30,6 @@ from gpuadvisor.host import (
     TopoPair,
     Utilisation,
 )
-from gpuadvisor.hostfacts import derive_host_facts
 
 from .evidence_support import FIXTURES
 

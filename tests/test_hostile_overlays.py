@@ -1,6 +1,6 @@
 """Organisation overlays are data, never code.
 
-A rules overlay's conditions go through :mod:`gpuadvisor.expr` (a whitelisted syntax
+A rules overlay's conditions go through :mod:`gpuadvisor.engine.expr` (a whitelisted syntax
 tree, no ``eval``): every attempt to reach Python is refused at load time, naming the
 file, the rule and the field. A template overlay renders in Jinja2's immutable sandbox,
 confined to its folder and bounded in time and size; a Typst overlay compiles in a child

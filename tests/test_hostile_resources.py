@@ -21,7 +21,7 @@ import pytest
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import _limits, load_evidence, parse_text
-from gpuadvisor.textio import MAX_INPUT_BYTES
+from gpuadvisor.inputs.textio import MAX_INPUT_BYTES
 
 from .hostile_support import Cli, Inputs, make_inputs, run_refused
 

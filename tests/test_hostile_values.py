@@ -188,7 +188,7 @@ class _Answers:
 def test_ask_from_asks_again_for_a_wrong_value(inputs: Inputs, case: str) -> None:
     """A value ``advise`` would refuse is not taken over: it is named and asked again."""
     from gpuadvisor.ask import interview
-    from gpuadvisor.textio import load_document
+    from gpuadvisor.inputs.textio import load_document
 
     (old, new), field, _, _ = PROFILE_VALUES[case]
     path = inputs.write("p.toml", PROFILE.replace(old, new, 1))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.hostprobe import (
+from gpuadvisor.probe.host import (
     Counters,
     HostReader,
     cpu_util,

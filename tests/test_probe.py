@@ -13,13 +13,13 @@ from typing import Any
 import pynvml
 import pytest
 
-from gpuadvisor import probe_nvml
 from gpuadvisor.errors import InputError
-from gpuadvisor.host import Gpu
-from gpuadvisor.probe import check_window, run_probe
-from gpuadvisor.probe_gpu import cpu_ranges
-from gpuadvisor.probe_nvml import GpuLost, NotAvailable, Nvml, NvmlUnusable
-from gpuadvisor.probe_summary import p95
+from gpuadvisor.host.schema import Gpu
+from gpuadvisor.probe import nvml as probe_nvml
+from gpuadvisor.probe.gpu import cpu_ranges
+from gpuadvisor.probe.nvml import GpuLost, NotAvailable, Nvml, NvmlUnusable
+from gpuadvisor.probe.sampler import check_window, run_probe
+from gpuadvisor.probe.summary import p95
 from tests.nvml_standin import FakeTime, load_scenario
 from tests.probe_support import Run, run_scenario
 

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from gpuadvisor import cli, probe
+from gpuadvisor import cli
+from gpuadvisor.engine.hostfacts import derive_host_facts
 from gpuadvisor.evidence import detect, dump_snapshot, load_evidence, parse_text
-from gpuadvisor.host import HOST_SCHEMA, HostSnapshot
-from gpuadvisor.hostfacts import derive_host_facts
+from gpuadvisor.host.schema import HOST_SCHEMA, HostSnapshot
+from gpuadvisor.probe import sampler as probe
 from tests.nvml_standin import FakeTime, StandIn, load_scenario
 from tests.probe_support import CapturedHost, fake_clock, run_scenario
 
@@ -210,7 +211,7 @@ def test_a_real_ctrl_c_in_a_real_process(tmp_path: Path) -> None:
     target = tmp_path / "probe.json"
     script = (
         "import sys\n"
-        "from gpuadvisor import cli, probe\n"
+        "from gpuadvisor import cli\nfrom gpuadvisor.probe import sampler as probe\n"
         "from tests.nvml_standin import StandIn, load_scenario\n"
         "from tests.probe_support import CapturedHost\n"
         "probe.load_nvml = lambda: StandIn(load_scenario('two-gpu-sys-no-p2p'))\n"

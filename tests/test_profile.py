@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from gpuadvisor.errors import InputError
-from gpuadvisor.profile import Profile, load_profile, parse_profile, profile_to_data
+from gpuadvisor.inputs.profile import Profile, load_profile, parse_profile, profile_to_data
 
 MINIMAL = """schema = "gpuadvisor/profile/v1"
 [workload]

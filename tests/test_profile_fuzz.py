@@ -24,14 +24,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuadvisor.ask import starting_answers
-from gpuadvisor.catalog import load_catalog
+from gpuadvisor.engine.rules import load_rules
 from gpuadvisor.errors import InputError
+from gpuadvisor.inputs.catalog import load_catalog
+from gpuadvisor.inputs.profile import SECTIONS, Profile, parse_profile
+from gpuadvisor.inputs.textio import parse_document
 from gpuadvisor.pipeline import advise_profile
-from gpuadvisor.profile import SECTIONS, Profile, parse_profile
-from gpuadvisor.report import render
+from gpuadvisor.render.report import render
 from gpuadvisor.resources import data_dir
-from gpuadvisor.rules import load_rules
-from gpuadvisor.textio import parse_document
 
 from .fuzz_support import keep_as_regression, mutate
 

@@ -7,12 +7,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuadvisor.catalog import Catalog, load_catalog
-from gpuadvisor.decide import decide
-from gpuadvisor.decision import Decision
-from gpuadvisor.facts import build_facts
-from gpuadvisor.profile import Profile
-from gpuadvisor.rules import load_rules
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.engine.core import decide
+from gpuadvisor.engine.facts import build_facts
+from gpuadvisor.engine.rules import load_rules
+from gpuadvisor.inputs.catalog import Catalog, load_catalog
+from gpuadvisor.inputs.profile import Profile
 
 from .conftest import FIXTURES
 
@@ -190,7 +190,7 @@ def test_sensitivity_trials_match_the_full_engine(
 ) -> None:
     """outcome_of (sensitivity's fast re-run) agrees with run_core on every trial, with
     the memo warm from earlier trials as it is during a scan."""
-    from gpuadvisor.decide import ConstraintMemo, outcome_of, run_core
+    from gpuadvisor.engine.core import ConstraintMemo, outcome_of, run_core
 
     catalog = CATALOGS[which]
     profile = Profile.model_validate(data)

@@ -8,10 +8,12 @@ from html.parser import HTMLParser
 
 import pytest
 
-from gpuadvisor.catalog import Catalog
-from gpuadvisor.decision import Decision
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.errors import InputError
+from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.render import charts
+from gpuadvisor.render.report import render, report_date
 from gpuadvisor.render.view import (
     Runbook,
     RunbookItem,
@@ -20,8 +22,6 @@ from gpuadvisor.render.view import (
     runs,
     select_runbook,
 )
-from gpuadvisor.report import render, report_date
-from gpuadvisor.rules import RuleBase
 
 from .golden_util import GOLDEN_EXAMPLES, Golden, example_decision, with_evidence
 
@@ -244,9 +244,9 @@ def test_runbook_commands_are_code_in_every_format(decisions: dict[str, Decision
 
 
 def _bundled_runbook() -> Runbook:
+    from gpuadvisor.inputs.textio import parse_toml
     from gpuadvisor.render.view import parse_runbook
     from gpuadvisor.resources import data_dir
-    from gpuadvisor.textio import parse_toml
 
     path = data_dir("reports") / "runbook.toml"
     return parse_runbook(parse_toml(path.read_text(encoding="utf-8"), str(path)), str(path))
@@ -300,10 +300,10 @@ def test_typst_is_imported_only_for_pdf() -> None:
 
     script = (
         "import sys; from pathlib import Path;"
-        "from gpuadvisor.catalog import load_catalog;"
+        "from gpuadvisor.inputs.catalog import load_catalog;"
         "from gpuadvisor.pipeline import advise;"
         "import gpuadvisor.cli;"
-        "from gpuadvisor.report import render;"
+        "from gpuadvisor.render.report import render;"
         "d = advise(Path('examples/llm-latency-endpoint.toml'),"
         " catalog=load_catalog(base=Path('tests/fixtures/catalog')), sensitivity=False);"
         "[render(d, f) for f in ('md', 'html', 'json')];"
@@ -324,10 +324,10 @@ def test_each_format_imports_only_what_it_needs() -> None:
 
     script = (
         "import sys; from pathlib import Path;"
-        "from gpuadvisor.catalog import load_catalog;"
+        "from gpuadvisor.inputs.catalog import load_catalog;"
         "from gpuadvisor.pipeline import advise;"
         "import gpuadvisor.cli;"
-        "from gpuadvisor.report import render;"
+        "from gpuadvisor.render.report import render;"
         "d = advise(Path('examples/llm-latency-endpoint.toml'),"
         " catalog=load_catalog(base=Path('tests/fixtures/catalog')), sensitivity=False);"
         "render(d, 'json');"
@@ -346,9 +346,9 @@ def test_each_format_imports_only_what_it_needs() -> None:
 
 
 def _decide(text: str, catalog: Catalog, rules: RuleBase) -> Decision:
-    from gpuadvisor.decide import decide
-    from gpuadvisor.facts import build_facts
-    from gpuadvisor.profile import parse_profile
+    from gpuadvisor.engine.core import decide
+    from gpuadvisor.engine.facts import build_facts
+    from gpuadvisor.inputs.profile import parse_profile
 
     profile = parse_profile('schema = "gpuadvisor/profile/v1"\n' + text)
     facts = build_facts(profile, catalog, None)

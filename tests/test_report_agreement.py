@@ -10,11 +10,11 @@ import json
 import pypdf
 import pytest
 
-from gpuadvisor.decision import Decision
-from gpuadvisor.examples import list_examples
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.inputs.examples import list_examples
 from gpuadvisor.pipeline import advise
 from gpuadvisor.render.markdown import escape as escape_inline
-from gpuadvisor.report import render
+from gpuadvisor.render.report import render
 
 from .conftest import REPO
 

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuadvisor.catalog import Catalog
-from gpuadvisor.decision import Decision, EvidenceRef, FactValue, Meta
+from gpuadvisor.decision.model import Decision, EvidenceRef, FactValue, Meta
+from gpuadvisor.engine.rules import RuleBase
+from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.render import markdown, printable
 from gpuadvisor.render.pdf import literal
-from gpuadvisor.report import render, render_source
+from gpuadvisor.render.report import render, render_source
 from gpuadvisor.resources import data_dir
-from gpuadvisor.rules import RuleBase
 
 from .golden_util import example_decision, with_evidence
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.catalog import Catalog
-from gpuadvisor.decision import Decision
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.engine.rules import RuleBase
+from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.render.pdf import compile_pdf
-from gpuadvisor.report import render, render_source
+from gpuadvisor.render.report import render, render_source
 from gpuadvisor.resources import data_dir
-from gpuadvisor.rules import RuleBase
 
 from .conftest import REPO, CliResult
 from .golden_util import example_decision, with_evidence
@@ -98,9 +98,9 @@ def test_same_pdf_bytes_in_a_fresh_process(tmp_path: Path) -> None:
     """Typst caches nothing between runs that could leak into the bytes."""
     script = (
         "import sys; from pathlib import Path;"
-        "from gpuadvisor.catalog import load_catalog;"
+        "from gpuadvisor.inputs.catalog import load_catalog;"
         "from gpuadvisor.pipeline import advise;"
-        "from gpuadvisor.report import render;"
+        "from gpuadvisor.render.report import render;"
         "c = load_catalog(base=Path('tests/fixtures/catalog'));"
         "d = advise(Path('examples/llm-latency-endpoint.toml'), catalog=c, sensitivity=False);"
         "sys.stdout.buffer.write(render(d, 'pdf'))"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.catalog import Catalog
-from gpuadvisor.decision import Decision
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.errors import InputError
-from gpuadvisor.report import render
-from gpuadvisor.rules import RuleBase
+from gpuadvisor.inputs.catalog import Catalog
+from gpuadvisor.render.report import render
 
 from .conftest import REPO, CliResult
 from .golden_util import example_decision

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.errors import InputError
-from gpuadvisor.rules import (
+from gpuadvisor.engine.rules import (
     CATEGORIES,
     Example,
     Rule,
@@ -17,6 +16,7 @@ from gpuadvisor.rules import (
     load_rules,
     run_example,
 )
+from gpuadvisor.errors import InputError
 
 _BUNDLED = load_rules()
 _CASES = [(rule, example) for rule in _BUNDLED.rules for example in rule.data.examples]
@@ -135,7 +135,7 @@ def test_lint_reports_a_failing_example(tmp_path: Path) -> None:
         '"workload.vram_need_gib" = 8', '"workload.vram_need_gib" = 80'
     )
     _write(tmp_path, "TEST-001", text)
-    from gpuadvisor.rules import lint_rules
+    from gpuadvisor.engine.rules import lint_rules
 
     problems = lint_rules(load_rules(base=tmp_path))
     assert any("TEST-001::small" in p for p in problems)

@@ -49,7 +49,7 @@ def test_a_cache_that_cannot_be_written_does_not_fail_the_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from gpuadvisor.pipeline import advise
-    from gpuadvisor.report import render
+    from gpuadvisor.render.report import render
 
     from .conftest import REPO
 

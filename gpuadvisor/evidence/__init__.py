@@ -1,4 +1,4 @@
-"""Captured tool outputs -> one :class:`~gpuadvisor.host.HostSnapshot`.
+"""Captured tool outputs -> one :class:`~gpuadvisor.host.schema.HostSnapshot`.
 
 Each format has its own module with a pure ``parse(text, name)`` returning a partial
 snapshot; :func:`detect` picks the format from the content (never the file name) with
@@ -31,7 +31,7 @@ from gpuadvisor.evidence._limits import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gpuadvisor.host import EvidenceKind, HostSnapshot
+    from gpuadvisor.host.schema import EvidenceKind, HostSnapshot
 
 __all__ = [
     "FORMATS",
@@ -151,7 +151,7 @@ def detect(text: str, name: str | None = None) -> EvidenceKind:
     for candidate in FORMATS:
         if candidate.looks_like(text if candidate.whole else head):
             return candidate.kind
-    from gpuadvisor.evidence._values import strip_ansi
+    from gpuadvisor.nvidia.values import strip_ansi
 
     first = strip_ansi(next(line for line in text.splitlines() if line.strip())).strip()
     if first.startswith(_SMI_ERRORS):
@@ -235,8 +235,8 @@ def load_evidence(paths: Sequence[Path]) -> HostSnapshot:
     import hashlib
 
     from gpuadvisor.evidence.merge import merge
-    from gpuadvisor.host import Source
-    from gpuadvisor.textio import decode_text, read_bytes
+    from gpuadvisor.host.schema import Source
+    from gpuadvisor.inputs.textio import decode_text, read_bytes
 
     parts: list[tuple[Source, HostSnapshot]] = []
     for path in paths:

@@ -3,7 +3,7 @@ that parses it, each true when a text (its first lines, or all of it for kernel 
 looks like that format. :data:`gpuadvisor.evidence.FORMATS` tries them in order.
 
 The checks live apart from the parsers so that telling formats apart imports no parser,
-and no model (:mod:`gpuadvisor.host`): a run with three captures imports three parsers.
+and no model (:mod:`gpuadvisor.host.schema`): a run with three captures imports three parsers.
 A check imports the helper it reads with (:mod:`._monitor`, :mod:`._sysstat`,
 :mod:`._matrix`, :mod:`._query_columns`) when it first runs, and compiles its patterns
 then too (``re`` keeps them), so a capture recognised early costs none of the later
@@ -17,7 +17,7 @@ import re
 
 from gpuadvisor.evidence._limits import lines
 
-#: :data:`gpuadvisor.host.HOST_SCHEMA`, written out so that detection does not import the
+#: :data:`gpuadvisor.host.schema.HOST_SCHEMA`, written out so that detection does not import the
 #: models (tests/test_evidence_lazy.py keeps the two equal).
 HOST_SCHEMA = "gpuadvisor/host/v1"
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpuadvisor.evidence._limits import MAX_DEVICES, TooMany, lines, tick
-from gpuadvisor.evidence._values import clean, strip_ansi, whole
+from gpuadvisor.nvidia.values import clean, strip_ansi, whole
 
 if TYPE_CHECKING:
-    from gpuadvisor.host import TopoLink
+    from gpuadvisor.host.schema import TopoLink
 
 _DEVICE = re.compile(r"^(?:GPU\d+|NIC\d+|mlx\d*_\d+|CPU\d+)$")
 _NV = re.compile(r"^NV(\d+)$")
@@ -32,7 +32,7 @@ _LINKS: dict[str, TopoLink] = {
     "SOC": "SYS",  # the name of SYS before R396
 }
 
-#: ``topo -p2p`` cells: the values of :data:`gpuadvisor.host.P2PStatus`, written out so
+#: ``topo -p2p`` cells: the values of :data:`gpuadvisor.host.schema.P2PStatus`, written out so
 #: that detection does not import the models (tests/test_evidence_lazy.py keeps the two
 #: equal).
 P2P_STATUSES: frozenset[str] = frozenset({"X", "OK", "NS", "CNS", "GNS", "TNS", "DR", "U"})

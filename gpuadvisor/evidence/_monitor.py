@@ -9,7 +9,7 @@ from __future__ import annotations
 from statistics import mean
 
 from gpuadvisor.evidence._limits import lines
-from gpuadvisor.evidence._values import number
+from gpuadvisor.nvidia.values import number
 
 
 def table(text: str) -> tuple[list[str], list[list[str]]]:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from gpuadvisor.evidence._values import (
+from gpuadvisor.nvidia.values import (
     bus_id,
     clean,
     integer,

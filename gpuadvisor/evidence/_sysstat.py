@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from statistics import mean
 
 from gpuadvisor.evidence._limits import BadValue, lines
-from gpuadvisor.evidence._values import whole
+from gpuadvisor.nvidia.values import whole
 
 _CPUS = re.compile(r"\((\d+) CPU\)")
 

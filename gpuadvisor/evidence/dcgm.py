@@ -16,9 +16,7 @@ from typing import Any
 from gpuadvisor.errors import InputError, InternalError
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import MAX_WHOLE, BadValue, check_gpus
-from gpuadvisor.evidence._values import bus_id, pstate, whole_or_none
-from gpuadvisor.evidence.xid import classify
-from gpuadvisor.host import (
+from gpuadvisor.host.schema import (
     THROTTLE_BITS,
     Conflict,
     ConflictValue,
@@ -27,6 +25,8 @@ from gpuadvisor.host import (
     HostSnapshot,
     MigDevice,
 )
+from gpuadvisor.nvidia.values import bus_id, pstate, whole_or_none
+from gpuadvisor.nvidia.xid import classify
 
 
 def _int(value: float) -> int:

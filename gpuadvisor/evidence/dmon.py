@@ -9,8 +9,8 @@ from statistics import mean
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._monitor import row_record, table
-from gpuadvisor.evidence._values import integer, number
-from gpuadvisor.host import Gpu, HostSnapshot, ReasonState, Sample, ThrottleReason
+from gpuadvisor.host.schema import Gpu, HostSnapshot, ReasonState, Sample, ThrottleReason
+from gpuadvisor.nvidia.values import integer, number
 
 looks_like = _detect.dmon
 

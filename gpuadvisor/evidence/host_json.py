@@ -7,8 +7,8 @@ from pydantic import ValidationError
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
-from gpuadvisor.host import HostSnapshot
-from gpuadvisor.textio import locate_field, parse_json
+from gpuadvisor.host.schema import HostSnapshot
+from gpuadvisor.inputs.textio import locate_field, parse_json
 
 looks_like = _detect.host_json
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import lines
 from gpuadvisor.evidence._sysstat import cpu_count, number, reports, summary
-from gpuadvisor.host import CpuInfo, Disk, HostInfo, HostSnapshot
+from gpuadvisor.host.schema import CpuInfo, Disk, HostInfo, HostSnapshot
 
 
 def _avg_cpu(text: str) -> float | None:

@@ -14,9 +14,9 @@ from datetime import datetime
 
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import lines
-from gpuadvisor.evidence._values import bus_id, integer, whole
-from gpuadvisor.evidence.xid import classify
-from gpuadvisor.host import AerSeverity, Event, HostSnapshot
+from gpuadvisor.host.schema import AerSeverity, Event, HostSnapshot
+from gpuadvisor.nvidia.values import bus_id, integer, whole
+from gpuadvisor.nvidia.xid import classify
 
 _FACILITY = r"(?:[a-z]+\s*:\s*[a-z]+\s*:\s*)?"
 _PREFIX = re.compile(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from gpuadvisor.evidence import _detect
-from gpuadvisor.evidence._values import integer
-from gpuadvisor.host import CpuInfo, HostInfo, HostSnapshot
+from gpuadvisor.host.schema import CpuInfo, HostInfo, HostSnapshot
+from gpuadvisor.nvidia.values import integer
 
 _NODE = re.compile(r"^NUMA node(\d+) CPU\(s\)$")
 

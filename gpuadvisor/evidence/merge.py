@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from gpuadvisor.evidence._limits import MAX_GPUS, TooMany, tick
-from gpuadvisor.host import (
+from gpuadvisor.host.schema import (
     Conflict,
     ConflictValue,
     CoreUtil,

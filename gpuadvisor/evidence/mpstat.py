@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
-from gpuadvisor.evidence._values import whole_or_none
-from gpuadvisor.host import CoreUtil, CpuInfo, CpuUtil, HostInfo, HostSnapshot
+from gpuadvisor.host.schema import CoreUtil, CpuInfo, CpuUtil, HostInfo, HostSnapshot
+from gpuadvisor.nvidia.values import whole_or_none
 
 looks_like = _detect.mpstat
 

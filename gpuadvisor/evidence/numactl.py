@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from gpuadvisor.evidence import _detect
-from gpuadvisor.evidence._values import cpu_list
-from gpuadvisor.host import HostInfo, HostSnapshot, NumaBinding
+from gpuadvisor.host.schema import HostInfo, HostSnapshot, NumaBinding
+from gpuadvisor.nvidia.values import cpu_list
 
 looks_like = _detect.numactl
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
-from gpuadvisor.host import CpuInfo, HostInfo, HostSnapshot, NetIface
+from gpuadvisor.host.schema import CpuInfo, HostInfo, HostSnapshot, NetIface
 
 looks_like = _detect.sar_net
 

@@ -6,8 +6,8 @@ import re
 
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus, lines
-from gpuadvisor.evidence._values import whole
-from gpuadvisor.host import Gpu, HostSnapshot, MigDevice
+from gpuadvisor.host.schema import Gpu, HostSnapshot, MigDevice
+from gpuadvisor.nvidia.values import whole
 
 _GPU = re.compile(_detect.SMI_LIST_GPU)
 _MIG = re.compile(_detect.SMI_LIST_MIG)

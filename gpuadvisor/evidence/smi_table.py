@@ -12,7 +12,16 @@ import re
 
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus, lines
-from gpuadvisor.evidence._values import (
+from gpuadvisor.host.schema import (
+    EccErrors,
+    Gpu,
+    HostSnapshot,
+    Power,
+    Process,
+    Temperature,
+    Utilisation,
+)
+from gpuadvisor.nvidia.values import (
     bus_id,
     clean,
     integer,
@@ -22,7 +31,6 @@ from gpuadvisor.evidence._values import (
     whole_or_none,
     yes_no,
 )
-from gpuadvisor.host import EccErrors, Gpu, HostSnapshot, Power, Process, Temperature, Utilisation
 
 _DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*(\S+)")
 _CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\S+)")

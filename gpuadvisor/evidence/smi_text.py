@@ -11,20 +11,7 @@ from __future__ import annotations
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence import _qtree as q
 from gpuadvisor.evidence._limits import check_gpus
-from gpuadvisor.evidence._values import (
-    active,
-    bus_id,
-    clean,
-    integer,
-    link_width,
-    mode,
-    number,
-    pcie_gen,
-    pstate,
-    sum_known,
-    yes_no,
-)
-from gpuadvisor.host import (
+from gpuadvisor.host.schema import (
     Clocks,
     EccErrors,
     Gpu,
@@ -39,6 +26,19 @@ from gpuadvisor.host import (
     Temperature,
     ThrottleReason,
     Utilisation,
+)
+from gpuadvisor.nvidia.values import (
+    active,
+    bus_id,
+    clean,
+    integer,
+    link_width,
+    mode,
+    number,
+    pcie_gen,
+    pstate,
+    sum_known,
+    yes_no,
 )
 
 looks_like = _detect.smi_text

@@ -18,20 +18,7 @@ from xml.etree.ElementTree import Element, ParseError
 from gpuadvisor.errors import InputError, InternalError
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
-from gpuadvisor.evidence._values import (
-    active,
-    bus_id,
-    clean,
-    integer,
-    link_width,
-    mode,
-    number,
-    pcie_gen,
-    pstate,
-    sum_known,
-    yes_no,
-)
-from gpuadvisor.host import (
+from gpuadvisor.host.schema import (
     THROTTLE_BITS,
     Clocks,
     EccErrors,
@@ -47,6 +34,19 @@ from gpuadvisor.host import (
     Temperature,
     ThrottleReason,
     Utilisation,
+)
+from gpuadvisor.nvidia.values import (
+    active,
+    bus_id,
+    clean,
+    integer,
+    link_width,
+    mode,
+    number,
+    pcie_gen,
+    pstate,
+    sum_known,
+    yes_no,
 )
 
 looks_like = _detect.smi_xml

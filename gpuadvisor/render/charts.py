@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from gpuadvisor.decision import Decision
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.engine.rules import format_value
 from gpuadvisor.render.view import Column, SeriesStats, option_label
-from gpuadvisor.rules import format_value
 
 WIDTH = 720
 LABEL_RIGHT = 228.0

@@ -7,7 +7,7 @@ attributes that start with ``_`` (``''.__class__``, ``cycler.__init__.__globals_
 the sandbox does not bound:
 
 - Files: templates, ``runbook.toml`` and assets are read only from inside their folder,
-  through :mod:`gpuadvisor.textio` (size limit, UTF-8). ``{% include '/etc/passwd' %}``,
+  through :mod:`gpuadvisor.inputs.textio` (size limit, UTF-8). ``{% include '/etc/passwd' %}``,
   ``..`` and a symbolic link pointing out of the folder are refused, so a template
   cannot copy a file from the machine into a report that is then sent back.
 - Time and memory: a template is a small program, so each rendering has a deadline
@@ -32,7 +32,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
 
 from gpuadvisor.errors import InputError
-from gpuadvisor.textio import decode_text, read_bytes
+from gpuadvisor.inputs.textio import decode_text, read_bytes
 
 #: Seconds one template rendering may take (the bundled report needs well under one).
 TEMPLATE_SECONDS = 30.0
@@ -107,7 +107,7 @@ def read_template_text(path: Path) -> str:
 
 
 class FolderLoader(jinja2.BaseLoader):
-    """Templates from one folder, read through :mod:`gpuadvisor.textio` and confined to
+    """Templates from one folder, read through :mod:`gpuadvisor.inputs.textio` and confined to
     it (Jinja2's ``FileSystemLoader`` follows links out of its folder)."""
 
     def __init__(self, folder: Path) -> None:

@@ -17,9 +17,9 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from gpuadvisor.decision import Alternative, Decision, Finding, MeasuredGpu, Pick, Sample
+from gpuadvisor.decision.model import Alternative, Decision, Finding, MeasuredGpu, Pick, Sample
+from gpuadvisor.engine.rules import Category, GpuClass, Shape, format_value
 from gpuadvisor.errors import InputError
-from gpuadvisor.rules import Category, GpuClass, Shape, format_value
 
 #: Rejected alternatives shown beside the picks in the comparison table.
 ALTERNATIVES_COMPARED = 3
@@ -287,7 +287,7 @@ class ReportView(NamedTuple):
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
-    from gpuadvisor.sensitivity import describe_flip
+    from gpuadvisor.engine.sensitivity import describe_flip
 
     columns = comparison_columns(decision)
     r = decision.recommendation

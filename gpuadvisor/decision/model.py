@@ -1,0 +1,253 @@
+"""The decision, ``gpuadvisor/decision/v1`` (CONTRACT §4): what every report renders.
+
+Field names of the contract are kept exactly; everything else is an extension.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
+
+from gpuadvisor.engine.rules import Category, GpuClass, Severity, Shape
+from gpuadvisor.errors import InternalError
+
+DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
+
+
+_REQUIRED = object()
+#: Per output model: (field name, its FieldInfo or _REQUIRED), in field order.
+_FIELDS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
+
+
+_O = TypeVar("_O", bound="_Out")
+_IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
+
+
+def _default_of(info: FieldInfo) -> Any:
+    """_REQUIRED, an immutable default to share, or the FieldInfo to ask each time."""
+    if info.is_required():
+        return _REQUIRED
+    if info.default_factory is None and isinstance(info.default, _IMMUTABLE):
+        return info.default
+    return info
+
+
+class _Out(BaseModel):
+    # Validators and serializers are built on first use: the engine builds decisions
+    # without validation (``build``), and a Markdown or PDF report never serializes one.
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
+
+    @classmethod
+    def build(cls: type[_O], **values: Any) -> _O:
+        """An instance from engine-made values, without validation (by field name).
+
+        What ``model_construct`` does, for the engine's hot path at a third of its cost:
+        every value comes from validated inputs and the engine itself, and
+        ``tests/test_decide.py`` re-validates whole decisions to keep that honest. A
+        missing required field or an unknown name is a bug and raises.
+        """
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = tuple(
+                (name, _default_of(info)) for name, info in cls.model_fields.items()
+            )
+        data = {}
+        used = 0
+        for name, default in fields:
+            if name in values:
+                data[name] = values[name]
+                used += 1
+            elif default is _REQUIRED:
+                raise InternalError(f"{cls.__name__}.build: {name} is missing")
+            elif isinstance(default, FieldInfo):  # a fresh value each time, as validation gives
+                data[name] = default.get_default(call_default_factory=True)
+            else:
+                data[name] = default
+        if used != len(values):
+            unknown = sorted(set(values) - set(data))
+            raise InternalError(f"{cls.__name__}.build: unknown field(s) {unknown}")
+        instance = cls.__new__(cls)
+        object.__setattr__(instance, "__dict__", data)
+        object.__setattr__(instance, "__pydantic_fields_set__", set(values))
+        object.__setattr__(instance, "__pydantic_extra__", None)
+        object.__setattr__(instance, "__pydantic_private__", None)
+        return instance
+
+
+class FactValue(_Out):
+    name: str
+    value: float | int | bool | str | None
+    unit: str = ""
+    source: str = Field(description="'profile', 'catalog', or the evidence file(s).")
+
+
+class Recommendation(_Out):
+    shape: Shape
+    class_: GpuClass = Field(alias="class")
+    gpu_count: int
+    headline: str
+    confidence: Literal["high", "medium", "low"]
+    near_tie: str | None = Field(None, description="The runner-up when the margin is small.")
+    ranking: str = Field(description="How picks of this shape and class were ordered.")
+
+
+class FixFirst(_Out):
+    rule: str
+    category: Category
+    title: str
+    evidence: str
+    action: str
+    rationale: str
+    facts: tuple[FactValue, ...] = ()
+
+
+class Finding(_Out):
+    rule: str
+    category: Category
+    severity: Severity
+    title: str
+    evidence: str
+    rationale: str
+    action: str
+    effect: str = Field(description="How the rule moved the decision, in words.")
+    kind: Literal["preference", "constraint", "engine"] = Field(
+        "preference",
+        description="preference: moved shape/class scores; constraint: excluded options; "
+        "engine: a conclusion of the decision procedure itself.",
+    )
+    facts: tuple[FactValue, ...] = ()
+
+
+class Pick(_Out):
+    sku: str
+    name: str
+    count: int
+    jobs_served: int = Field(1, description="Concurrent jobs this purchase holds at once.")
+    price_usd: float
+    total_price_usd: float
+    energy_cost_usd: float
+    licence_cost_usd: float = Field(0.0, description="vGPU licences over the service life.")
+    lifecycle_cost_usd: float
+    price_date: str
+    price_kind: str
+    why: str
+    segment: str
+    vram_gib: float
+    memory_bandwidth_gbs: float
+    ecc: bool
+    frame_lock: bool
+    vgpu: bool
+    cooling: str
+    slot_width: float
+    tdp_w: float
+    vram_per_job_gib: float | None = Field(
+        None,
+        description="Memory one job can use on this option: one card's memory, or the "
+        "usable total of a model-parallel group after sharding overhead.",
+    )
+
+
+class Alternative(_Out):
+    """The best option of a shape and class that was not chosen, or why none exists."""
+
+    shape: Shape
+    class_: GpuClass = Field(alias="class")
+    score: int
+    best: Pick | None
+    eliminated_by: tuple[str, ...] = Field(
+        (), description="Constraint rules that removed every option of this kind."
+    )
+
+
+class Rejected(_Out):
+    option: str
+    because: tuple[str, ...]
+    reason: str
+
+
+class Sensitivity(_Out):
+    input: str
+    current: float | int | bool | str | None
+    flips_at: float | int | bool | str
+    to: str
+    direction: Literal["up", "down", "change"]
+
+
+class Sample(_Out):
+    """One measurement of one GPU at one moment; what the source did not report is null."""
+
+    t_s: float = Field(description="Seconds since the GPU's first sample.")
+    gpu_util_pct: float | None = None
+    temperature_c: float | None = None
+    sm_clock_mhz: float | None = None
+    memory_clock_mhz: float | None = None
+    power_w: float | None = None
+
+
+class MeasuredGpu(_Out):
+    """What the evidence says about one GPU: point values and, when sampled, a series."""
+
+    index: int | None = None
+    name: str = ""
+    pci_bus_id: str | None = None
+    values: tuple[FactValue, ...] = ()
+    series: tuple[Sample, ...] = ()
+    series_source: str = Field("", description="The evidence file the samples came from.")
+
+
+class EvidenceRef(_Out):
+    file: str
+    kind: str
+    sha256: str
+
+
+class Inputs(_Out):
+    profile_sha256: str
+    profile_file: str = ""
+    evidence: tuple[EvidenceRef, ...] = ()
+
+
+class Provenance(_Out):
+    gpuadvisor: str
+    catalog: str
+    rules: str
+
+
+class Meta(_Out):
+    title: str
+    requester: str
+    notes: str
+    isv_apps: tuple[str, ...] = ()
+
+
+class Decision(_Out):
+    schema_: Literal["gpuadvisor/decision/v1"] = Field(DECISION_SCHEMA, alias="schema")
+    meta: Meta
+    recommendation: Recommendation
+    fix_first: tuple[FixFirst, ...]
+    findings: tuple[Finding, ...]
+    picks: tuple[Pick, ...]
+    rejected: tuple[Rejected, ...]
+    alternatives: tuple[Alternative, ...]
+    sensitivity: tuple[Sensitivity, ...]
+    scores: dict[str, dict[str, int]]
+    assumptions: tuple[str, ...]
+    measured: tuple[FactValue, ...] = Field(
+        (), description="Every host fact the evidence reported, with its source file."
+    )
+    gpus: tuple[MeasuredGpu, ...] = Field(
+        (), description="Per-GPU measured values and time series, when the evidence has them."
+    )
+    vram_need_gib: float | None = Field(
+        None, description="workload.vram_need_gib, the memory one job needs (for reports)."
+    )
+    lifecycle_years: float | None = Field(
+        None, description="requirements.lifecycle_years, the span of lifecycle costs."
+    )
+    inputs: Inputs
+    provenance: Provenance
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2) + "\n"

@@ -1,0 +1,89 @@
+"""Profile + host evidence + catalog -> the flat, typed facts the rules read.
+
+Facts are a plain ``dict`` from dotted name to value; :mod:`gpuadvisor.engine.factspec` says
+what each name means. Host facts come from :mod:`gpuadvisor.engine.hostfacts` and are passed in
+already derived, so this module stays free of any parsing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.factspec import HOST_FACTS, sku_fact_specs
+from gpuadvisor.inputs.catalog import Catalog, Sku
+from gpuadvisor.inputs.profile import SECTIONS, Profile
+
+SKU_FACT_FIELDS: tuple[str, ...] = tuple(spec.name.split(".", 1)[1] for spec in sku_fact_specs())
+
+
+@dataclass(frozen=True)
+class FactSet:
+    """Facts and where each came from (``profile``, ``catalog`` or evidence file names)."""
+
+    values: dict[str, Value]
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def profile_facts(profile: Profile) -> dict[str, Value]:
+    values: dict[str, Value] = {}
+    for section in SECTIONS:
+        if section == "meta":
+            continue
+        model = getattr(profile, section)
+        for name in type(model).model_fields:
+            value = getattr(model, name)
+            if isinstance(value, (bool, int, float, str)) or value is None:
+                values[f"{section}.{name}"] = value
+    values["requirements.isv_app_count"] = len(profile.requirements.isv_apps)
+    return values
+
+
+def catalog_facts(catalog: Catalog) -> dict[str, Value]:
+    def largest(segment: str | None) -> float:
+        sizes = [s.vram_gib for s in catalog.skus if segment is None or s.segment == segment]
+        return max(sizes, default=0.0)
+
+    return {
+        "catalog.max_vram_gib": largest(None),
+        "catalog.max_consumer_vram_gib": largest("consumer"),
+        "catalog.max_professional_vram_gib": largest("professional"),
+        "catalog.approved_list_active": catalog.approved_list_active,
+    }
+
+
+def empty_host_facts() -> dict[str, Value]:
+    values: dict[str, Value] = {spec.name: None for spec in HOST_FACTS}
+    values["host.evidence_present"] = False
+    return values
+
+
+def build_facts(
+    profile: Profile,
+    catalog: Catalog,
+    host_values: Mapping[str, Value] | None = None,
+    host_sources: Mapping[str, tuple[str, ...]] | None = None,
+) -> FactSet:
+    values: dict[str, Value] = {}
+    sources: dict[str, str] = {}
+    for name, value in profile_facts(profile).items():
+        values[name] = value
+        sources[name] = "profile"
+    for name, value in catalog_facts(catalog).items():
+        values[name] = value
+        sources[name] = "catalog"
+    host = empty_host_facts()
+    if host_values is not None:
+        unknown = set(host_values) - set(host)
+        if unknown:
+            raise ValueError(f"host facts not in the facts namespace: {sorted(unknown)}")
+        host.update(host_values)
+    values.update(host)
+    for name, files in (host_sources or {}).items():
+        sources[name] = ", ".join(files)
+    return FactSet(values=values, sources=sources)
+
+
+def sku_facts(sku: Sku) -> dict[str, Value]:
+    return {f"sku.{name}": getattr(sku, name) for name in SKU_FACT_FIELDS}

@@ -1,0 +1,286 @@
+"""The facts namespace: every name a rule condition may read, with type and meaning.
+
+- ``workload.*``, ``requirements.*``, ``platform.*``, ``team.*``, ``budget.*``: the
+  profile's answers, generated from the profile model so they can never drift.
+- ``host.*`` (whole host) and ``gpu.*`` (worst case over the host's GPUs): derived from
+  evidence by :mod:`gpuadvisor.engine.hostfacts`; null when no evidence reports them.
+- ``catalog.*``: what the catalog offers, independent of the option evaluated.
+- ``option.*`` and ``sku.*``: the purchase under evaluation (constraint rules only).
+
+``gpuadvisor rules facts`` prints this table; the README links to it.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal, get_args, get_origin
+
+from pydantic import BaseModel
+
+from gpuadvisor.engine.expr import FactType
+from gpuadvisor.inputs.catalog import Sku
+from gpuadvisor.inputs.profile import SECTIONS
+
+Scope = Literal["global", "option"]
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    name: str
+    type: Literal["number", "bool", "string"]
+    description: str
+    unit: str = ""
+    choices: tuple[str, ...] | None = None
+    nullable: bool = False
+    scope: Scope = "global"
+    source: str = ""
+
+    def as_type(self) -> FactType:
+        return FactType(self.type, self.choices)
+
+
+def _annotation_type(annotation: object) -> tuple[str, tuple[str, ...] | None, bool] | None:
+    """(type, choices, nullable) of a pydantic field annotation, None when unsupported."""
+    nullable = False
+    origin = get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        nullable = len(args) < len(get_args(annotation))
+        if len(args) != 1:
+            return None
+        annotation = args[0]
+        origin = get_origin(annotation)
+    if origin is Literal:
+        return "string", tuple(str(a) for a in get_args(annotation)), nullable
+    if annotation is bool:
+        return "bool", None, nullable
+    if annotation in (int, float):
+        return "number", None, nullable
+    if annotation is str:
+        return "string", None, nullable
+    return None
+
+
+def _model_facts(prefix: str, model: type[BaseModel], scope: Scope, source: str) -> list[FactSpec]:
+    specs: list[FactSpec] = []
+    for name, info in model.model_fields.items():
+        described = _annotation_type(info.annotation)
+        if described is None:
+            continue
+        kind, choices, nullable = described
+        specs.append(
+            FactSpec(
+                name=f"{prefix}.{name}",
+                type=kind,  # type: ignore[arg-type]
+                description=info.description or name.replace("_", " "),
+                choices=choices,
+                nullable=nullable,
+                scope=scope,
+                source=source,
+            )
+        )
+    return specs
+
+
+def _n(name: str, description: str, unit: str = "", source: str = "evidence") -> FactSpec:
+    return FactSpec(name, "number", description, unit=unit, nullable=True, source=source)
+
+
+def _b(name: str, description: str, source: str = "evidence") -> FactSpec:
+    return FactSpec(name, "bool", description, nullable=True, source=source)
+
+
+#: Measured facts. The evidence layer fills what its sources report; the rest stay null.
+HOST_FACTS: tuple[FactSpec, ...] = (
+    FactSpec("host.evidence_present", "bool", "Any host evidence was attached.", source="evidence"),
+    _n("host.gpu_count", "GPUs the evidence shows on the host."),
+    _n("host.gpu_util_mean_pct", "Mean GPU utilisation over GPUs and samples.", "%"),
+    _n(
+        "host.util_samples",
+        "Utilisation samples behind the means (fewest of any GPU; a snapshot counts as 1).",
+    ),
+    _n("host.gpu_util_max_pct", "Highest per-GPU mean utilisation.", "%"),
+    _n("host.gpu_util_min_pct", "Lowest per-GPU mean utilisation.", "%"),
+    _b("host.gpu_idle_beside_busy", "One GPU idles (<10%) while another is busy (>60%)."),
+    _n("host.processes_max_per_gpu", "Most compute processes on one GPU."),
+    _n("host.gpus_without_process", "GPUs with no compute process while others have some."),
+    _n("host.memory_used_spread_pct", "Largest minus smallest memory use, % of capacity."),
+    _n("host.iowait_pct", "CPU time waiting on I/O (mpstat / iostat average).", "%"),
+    _n("host.cpu_util_mean_pct", "Mean busy CPU time over all cores.", "%"),
+    _n("host.cpu_saturated_cores", "Cores at 95% busy or more."),
+    _n("host.cpu_cores", "Logical CPUs."),
+    _n("host.cpu_sockets", "CPU sockets reported by lscpu."),
+    _n("host.numa_nodes", "NUMA nodes."),
+    _b("host.numa_binding_remote", "A process is bound to a NUMA node other than its GPU's."),
+    _n("host.disk_util_max_pct", "Busiest block device's %util (iostat -x).", "%"),
+    _n(
+        "host.disk_await_max_ms",
+        "Highest average I/O wait per request (iostat r_await/w_await).",
+        "ms",
+    ),
+    _n("host.net_util_max_pct", "Busiest network interface against its line rate.", "%"),
+    _n("host.xid_count", "Xid events in the kernel log."),
+    _n(
+        "host.xid_hardware_count",
+        "Xid events that point at hardware (79, 48, 94, 95, 63, 64, 74, 92, ...).",
+    ),
+    _n("host.xid_bus_count", "Xid 79: the GPU fell off the bus."),
+    _n("host.xid_ecc_count", "Xid 48, 63, 64, 94, 95: memory errors and row remapping."),
+    _n("host.xid_nvlink_count", "Xid 74: NVLink errors."),
+    _n("host.xid_gsp_count", "Xid 119, 120: GSP firmware timeouts or errors."),
+    _n("host.xid_driver_count", "Xid events that point at the driver or firmware."),
+    _n("host.xid_application_count", "Xid 13, 31, 43, 45: usually the application's fault."),
+    _n("host.gpu_lost_count", "GPUs lost (stopped answering NVML) during a live probe."),
+    _n("host.aer_corrected_count", "PCIe AER corrected errors in the kernel log."),
+    _n("host.aer_uncorrected_count", "PCIe AER uncorrected (fatal or non-fatal) errors."),
+    FactSpec(
+        "host.gpu_pair_worst_link",
+        "string",
+        "Worst GPU-to-GPU path in nvidia-smi topo -m terms.",
+        choices=("NV", "PIX", "PXB", "PHB", "NODE", "SYS"),
+        nullable=True,
+        source="evidence",
+    ),
+    _b("host.p2p_ok", "Peer-to-peer works between every GPU pair (topo -p2p n: OK)."),
+    _n("host.persistence_off_count", "GPUs with persistence mode disabled (Linux)."),
+    _b("gpu.pcie_width_degraded", "A GPU's PCIe link runs narrower than its maximum."),
+    _n("gpu.pcie_width_current_min", "Narrowest current PCIe link width.", "lanes"),
+    _b(
+        "gpu.pcie_gen_degraded_under_load",
+        "A busy GPU's PCIe generation is below its maximum (idle GPUs are not judged).",
+    ),
+    _n(
+        "gpu.thermal_limited_fraction", "Share of samples with thermal slowdown active (worst GPU)."
+    ),
+    _n("gpu.power_limited_fraction", "Share of samples with power capping active (worst GPU)."),
+    _n("gpu.temp_margin_c", "Slowdown temperature minus the hottest reading (smallest).", "°C"),
+    _n("gpu.sm_clock_ratio_busy", "SM clock / max SM clock while busy (lowest).", "ratio"),
+    _n("gpu.power_draw_ratio", "Power draw / enforced limit (highest).", "ratio"),
+    _n("gpu.memory_used_max_pct", "Fullest GPU's memory use.", "%"),
+    _n("gpu.memory_total_max_gib", "Largest GPU memory present.", "GiB"),
+    _b("gpu.ecc_enabled_all", "ECC is enabled on every GPU that supports it."),
+    _b("gpu.ecc_supported_any", "At least one GPU supports ECC."),
+    _n(
+        "gpu.ecc_uncorrectable_total",
+        "Uncorrectable (double-bit) ECC errors, volatile + aggregate.",
+    ),
+    _n("gpu.ecc_correctable_aggregate", "Aggregate correctable (single-bit) ECC errors."),
+    _n("gpu.retired_pages_total", "Retired memory pages over all GPUs."),
+    _b("gpu.retired_pages_pending", "A page retirement waits for a reset."),
+    _b("gpu.remap_pending", "A row remap waits for a GPU reset."),
+    _b("gpu.remap_failure", "Row remapping has failed on a GPU."),
+)
+
+CATALOG_FACTS: tuple[FactSpec, ...] = (
+    FactSpec(
+        "catalog.max_vram_gib", "number", "Largest card in the catalog.", "GiB", source="catalog"
+    ),
+    FactSpec(
+        "catalog.max_consumer_vram_gib", "number", "Largest consumer card.", "GiB", source="catalog"
+    ),
+    FactSpec(
+        "catalog.max_professional_vram_gib",
+        "number",
+        "Largest professional card.",
+        "GiB",
+        source="catalog",
+    ),
+    FactSpec(
+        "catalog.approved_list_active",
+        "bool",
+        "An overlay restricts picks to approved SKUs.",
+        source="catalog",
+    ),
+)
+
+OPTION_FACTS: tuple[FactSpec, ...] = (
+    FactSpec(
+        "option.shape",
+        "string",
+        "Shape of the purchase under evaluation.",
+        choices=("single-larger-gpu", "two-independent-jobs", "multi-gpu-model-parallel"),
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.gpu_count", "number", "Cards in this option.", scope="option", source="option"
+    ),
+    FactSpec(
+        "option.total_price_usd", "number", "Cards × price.", "USD", scope="option", source="option"
+    ),
+    FactSpec(
+        "option.total_power_w",
+        "number",
+        "Cards × board power.",
+        "W",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.vram_per_job_gib",
+        "number",
+        "Memory one job can use: one card's, or the pooled memory under model parallelism.",
+        "GiB",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.total_slots", "number", "Slots all cards occupy.", scope="option", source="option"
+    ),
+)
+
+
+def sku_fact_specs() -> list[FactSpec]:
+    specs = _model_facts("sku", Sku, "option", "catalog")
+    return [s for s in specs if s.name not in ("sku.price_source", "sku.lifecycle_note")]
+
+
+def _profile_facts() -> list[FactSpec]:
+    specs: list[FactSpec] = []
+    for section, model in SECTIONS.items():
+        if section == "meta":
+            continue
+        specs.extend(_model_facts(section, model, "global", "profile"))
+    specs.append(
+        FactSpec(
+            "requirements.isv_app_count",
+            "number",
+            "How many ISV applications the profile names.",
+            source="profile",
+        )
+    )
+    return specs
+
+
+ALL_FACTS: tuple[FactSpec, ...] = (
+    *_profile_facts(),
+    *HOST_FACTS,
+    *CATALOG_FACTS,
+    *OPTION_FACTS,
+    *sku_fact_specs(),
+)
+FACTS_BY_NAME: dict[str, FactSpec] = {spec.name: spec for spec in ALL_FACTS}
+
+
+_SCHEMAS: dict[str, Mapping[str, FactType]] = {}
+
+
+def schema_for(scope: Scope) -> Mapping[str, FactType]:
+    """Fact types a condition of this scope may read (option scope sees everything).
+
+    Built once per scope: every rule's conditions are checked against it at load.
+    """
+    schema = _SCHEMAS.get(scope)
+    if schema is None:
+        schema = _SCHEMAS[scope] = MappingProxyType(
+            {
+                spec.name: spec.as_type()
+                for spec in ALL_FACTS
+                if scope == "option" or spec.scope == "global"
+            }
+        )
+    return schema

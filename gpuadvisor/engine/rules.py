@@ -1,0 +1,485 @@
+"""Rules as data: model, loading, linting, evaluation and the examples each rule carries.
+
+One TOML file per rule under ``rules/<area>/<ID>.toml``. A rule reads facts (see
+:mod:`gpuadvisor.engine.factspec`) through a checked condition and, when it fires, records a
+finding and moves the decision:
+
+- ``when``: the condition, over profile, host and catalog facts.
+- ``require`` (constraint rules only): a condition over ``sku.*`` / ``option.*`` that every
+  purchase option must meet while ``when`` holds; an option for which it is not proven
+  true is eliminated, and the rule is named as the reason.
+- ``[effect]``: ``shape`` and ``class`` weights (positive prefers, negative avoids) and
+  ``fix_first = true`` for "fix this before buying".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from gpuadvisor.engine.expr import Expression, ExpressionError, Value, compile_expression
+from gpuadvisor.engine.factspec import FACTS_BY_NAME, schema_for
+from gpuadvisor.errors import InputError, did_you_mean
+from gpuadvisor.inputs.cache import Document, bundled_documents
+from gpuadvisor.inputs.textio import load_document, locate_field
+from gpuadvisor.inputs.validation import input_error
+from gpuadvisor.resources import data_dir
+
+RULES_VERSION = "2026.11.1"
+
+Category = Literal[
+    "vram",
+    "sync",
+    "topology",
+    "p2p",
+    "pcie",
+    "numa",
+    "cpu",
+    "io",
+    "thermal",
+    "power",
+    "health",
+    "latency",
+    "frame-pacing",
+    "reliability",
+    "ecc",
+    "certification",
+    "display-sync",
+    "virtualization",
+    "lifecycle",
+    "airflow",
+    "cost",
+    "team",
+    "driver",
+    "config",
+]
+#: The contract's fixed vocabulary of rule categories (CONTRACT §4), in its order.
+CATEGORIES: tuple[str, ...] = get_args(Category)
+Severity = Literal["info", "advice", "warning", "blocker"]
+Shape = Literal["single-larger-gpu", "two-independent-jobs", "multi-gpu-model-parallel"]
+GpuClass = Literal["consumer", "professional", "datacenter"]
+SHAPES: tuple[Shape, ...] = (
+    "single-larger-gpu",
+    "two-independent-jobs",
+    "multi-gpu-model-parallel",
+)
+CLASSES: tuple[GpuClass, ...] = ("consumer", "professional", "datacenter")
+
+_ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-\d{3}$")
+_PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z0-9_]+)+)\}")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class Effect(_Strict):
+    shape: dict[Shape, int] = Field(default_factory=dict)
+    class_: dict[GpuClass, int] = Field(default_factory=dict, alias="class")
+    fix_first: bool = False
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    @field_validator("shape", "class_")
+    @classmethod
+    def _weights(cls, value: dict[str, int]) -> dict[str, int]:
+        for key, weight in value.items():
+            if not -10 <= weight <= 10 or weight == 0:
+                raise ValueError(f"weight of {key} must be a non-zero integer in -10..10")
+        return value
+
+
+class Example(_Strict):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    expect: Literal["fire", "no-fire"]
+    facts: dict[str, float | int | bool | str | None] = Field(default_factory=dict)
+
+
+class RuleData(_Strict):
+    """The file format of one rule."""
+
+    id: str
+    title: str = Field(min_length=10, max_length=140)
+    category: Category
+    severity: Severity
+    when: str = Field(min_length=1)
+    require: str | None = None
+    effect: Effect = Field(default_factory=Effect)
+    rationale: str = Field(min_length=40)
+    action: str = Field(min_length=10)
+    references: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    examples: tuple[Example, ...] = ()
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        if not _ID.match(value):
+            raise ValueError("must look like AREA-001 (capitals, digits, hyphens, 3-digit number)")
+        return value
+
+
+@dataclass(frozen=True)
+class Rule:
+    data: RuleData
+    when: Expression
+    require: Expression | None
+    path: str
+    #: ``data.id``, kept as a plain attribute: the engine reads it in its inner loops.
+    id: str = field(init=False)
+    #: Decision-wide facts the ``require`` condition reads (not sku.* / option.*).
+    require_reads: tuple[str, ...] = field(init=False)
+    #: Whether ``require`` reads an ``option.*`` fact (else it is judged once per SKU).
+    require_per_option: bool = field(init=False)
+    #: Facts named by ``{placeholders}`` in the rationale and the action.
+    placeholders: tuple[str, ...] = field(init=False)
+    #: Findings already phrased for this rule, by the fact values they show (bounded).
+    phrased: dict[tuple[object, ...], object] = field(
+        init=False, default_factory=dict, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", self.data.id)
+        reads: tuple[str, ...] = ()
+        if self.require is not None:
+            reads = tuple(n for n in self.require.names if FACTS_BY_NAME[n].scope == "global")
+        object.__setattr__(self, "require_reads", reads)
+        per_option = self.require is not None and any(
+            n.startswith("option.") for n in self.require.names
+        )
+        object.__setattr__(self, "require_per_option", per_option)
+        texts = self.data.rationale + self.data.action
+        object.__setattr__(self, "placeholders", tuple(dict.fromkeys(_PLACEHOLDER.findall(texts))))
+
+    @property
+    def is_constraint(self) -> bool:
+        return self.require is not None
+
+    @property
+    def fact_names(self) -> tuple[str, ...]:
+        """Facts shown as the evidence of a finding: those read, then those listed."""
+        names = list(self.when.names)
+        if self.require is not None:
+            names += [n for n in self.require.names if FACTS_BY_NAME[n].scope == "global"]
+        names += list(self.data.evidence)
+        return tuple(dict.fromkeys(names))
+
+    def action_text(self, facts: Mapping[str, Value]) -> str:
+        return fill(self.data.action, facts)
+
+    def rationale_text(self, facts: Mapping[str, Value]) -> str:
+        return fill(self.data.rationale, facts)
+
+
+def format_value(value: Value) -> str:
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def fill(template: str, facts: Mapping[str, Value]) -> str:
+    """Replace ``{fact.name}`` placeholders with the fact's value."""
+    return _PLACEHOLDER.sub(lambda m: format_value(facts.get(m.group(1))), template)
+
+
+@dataclass(frozen=True)
+class RuleBase:
+    rules: tuple[Rule, ...]
+    version: str
+    sources: tuple[str, ...]
+
+    def get(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id or rule_id in rule.data.aliases:
+                return rule
+        raise InputError(
+            f"no rule {rule_id!r}",
+            hint=did_you_mean(rule_id, [r.id for r in self.rules]),
+        )
+
+    @cached_property
+    def constraints(self) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.is_constraint)
+
+    @cached_property
+    def preferences(self) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if not r.is_constraint)
+
+
+#: Layers a ``require`` condition reads: (option facts, SKU facts, decision facts).
+OPTION_LAYER, SKU_LAYER, DECISION_LAYER = 0, 1, 2
+
+
+def option_layer(name: str) -> int:
+    if name.startswith("option."):
+        return OPTION_LAYER
+    if name.startswith("sku."):
+        return SKU_LAYER
+    return DECISION_LAYER
+
+
+def _compile(rule: RuleData, path: Path, text: str) -> Rule:
+    def fail(key: str, exc: ExpressionError) -> InputError:
+        return InputError(
+            f"rule {rule.id}: {exc.message}",
+            file=str(path),
+            line=locate_field(text, (key,)),
+            field=key,
+            hint=exc.hint,
+        )
+
+    try:
+        when = compile_expression(rule.when, schema_for("global"))
+    except ExpressionError as exc:
+        raise fail("when", exc) from None
+    require = None
+    if rule.require is not None:
+        try:
+            require = compile_expression(rule.require, schema_for("option"), option_layer)
+        except ExpressionError as exc:
+            raise fail("require", exc) from None
+    for key in ("action", "rationale"):
+        for name in _PLACEHOLDER.findall(getattr(rule, key)):
+            if name not in FACTS_BY_NAME:
+                raise InputError(
+                    f"rule {rule.id}: placeholder {{{name}}} names no fact",
+                    file=str(path),
+                    field=key,
+                    hint=did_you_mean(name, FACTS_BY_NAME),
+                )
+    for name in rule.evidence:
+        if name not in FACTS_BY_NAME:
+            raise InputError(
+                f"rule {rule.id}: evidence names unknown fact {name!r}",
+                file=str(path),
+                field="evidence",
+                hint=did_you_mean(name, FACTS_BY_NAME),
+            )
+    for example in rule.examples:
+        for name in example.facts:
+            if name not in FACTS_BY_NAME:
+                raise InputError(
+                    f"rule {rule.id}: example {example.name!r} sets unknown fact {name!r}",
+                    file=str(path),
+                    field=f"examples.{example.name}",
+                    hint=did_you_mean(name, FACTS_BY_NAME),
+                )
+    return Rule(data=rule, when=when, require=require, path=str(path))
+
+
+def load_rule_file(path: Path, read: Callable[[Path], Document] = load_document) -> Rule:
+    data, text = read(path)
+    try:
+        rule = RuleData.model_validate(data)
+    except ValidationError as exc:
+        rule_id = data.get("id") if isinstance(data.get("id"), str) else path.stem
+        raise input_error(
+            exc,
+            file=str(path),
+            text=text,
+            known_names=lambda loc: [*RuleData.model_fields, "class", "shape", "fix_first"],
+            prefix=f"rule {rule_id}: ",
+        ) from None
+    if rule.id != path.stem:
+        raise InputError(
+            f"rule id {rule.id!r} differs from the file name; name the file {rule.id}.toml",
+            file=str(path),
+            field="id",
+        )
+    return _compile(rule, path, text)
+
+
+def _rule_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        raise InputError("rules folder not found", file=str(folder))
+    return sorted(folder.rglob("*.toml"))
+
+
+def load_rules(overlays: Sequence[Path] = (), base: Path | None = None) -> RuleBase:
+    """Bundled rules (or ``base``), then each overlay folder: same id replaces."""
+    folders = [base or data_dir("rules"), *overlays]
+    by_id: dict[str, Rule] = {}
+    # The bundled rules' parsed TOML is cached per user (validation still runs).
+    documents = bundled_documents() if base is None else None
+    for number, folder in enumerate(folders):
+        read = documents.read if documents is not None and number == 0 else load_document
+        for path in _rule_files(folder):
+            rule = load_rule_file(path, read)
+            by_id[rule.id] = rule
+    if documents is not None:
+        documents.flush()
+    _check_aliases(by_id)
+    rules = tuple(sorted(by_id.values(), key=lambda r: r.id))
+    version = RULES_VERSION + ("+" + "+".join(p.name for p in overlays) if overlays else "")
+    return RuleBase(rules=rules, version=version, sources=tuple(str(f) for f in folders))
+
+
+def _check_aliases(by_id: Mapping[str, Rule]) -> None:
+    seen: dict[str, str] = {}
+    for rule in by_id.values():
+        for alias in rule.data.aliases:
+            if alias in by_id or alias in seen:
+                raise InputError(
+                    f"alias {alias!r} of rule {rule.id} is already used; ids are never reused",
+                    file=rule.path,
+                    field="aliases",
+                )
+            seen[alias] = rule.id
+
+
+# -- examples ------------------------------------------------------------------------
+
+#: The facts an example starts from, before its own facts apply: a plain one-card
+#: inference profile with no evidence and a catalog whose largest cards are fixed here,
+#: so examples never depend on the shipped catalog.
+EXAMPLE_BASELINE: dict[str, Value] = {
+    "workload.kind": "inference",
+    "workload.objective": "throughput",
+    "workload.latency_slo_ms": None,
+    "workload.interactive": False,
+    "workload.vram_need_gib": 16.0,
+    "workload.concurrent_jobs": 1,
+    "workload.parallelism": "none",
+    "workload.model_parallel_ready": False,
+    "workload.sync_heavy": False,
+    "workload.job_hours": 2.0,
+    "workload.frame_pacing_critical": False,
+    "workload.io_pattern": "local-nvme",
+    "workload.small_files": False,
+    "requirements.ecc": "no",
+    "requirements.silent_corruption_unacceptable": False,
+    "requirements.certified_drivers": False,
+    "requirements.isv_app_count": 0,
+    "requirements.display_sync": False,
+    "requirements.vgpu": False,
+    "requirements.lifecycle_years": 3,
+    "requirements.fleet_homogeneity": False,
+    "requirements.downtime_cost_per_hour_usd": 0.0,
+    "platform.chassis": "tower",
+    "platform.airflow": "open",
+    "platform.max_gpu_slot_width": 3,
+    "platform.gpu_count_max": 2,
+    "platform.psu_headroom_w": 800.0,
+    "platform.cpu_sockets": 1,
+    "platform.pcie_gen": 4,
+    "platform.nvlink_possible": False,
+    "team.multi_gpu_experience": "none",
+    "budget.max_usd": 10000.0,
+    "budget.electricity_usd_per_kwh": 0.15,
+    "host.evidence_present": False,
+    "catalog.max_vram_gib": 141.0,
+    "catalog.max_consumer_vram_gib": 32.0,
+    "catalog.max_professional_vram_gib": 96.0,
+    "catalog.approved_list_active": False,
+}
+
+
+@dataclass(frozen=True)
+class ExampleResult:
+    rule_id: str
+    example: str
+    expected: str
+    passed: bool
+    detail: str
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.rule_id}::{self.example}"
+
+
+def rule_fires(rule: Rule, facts: Mapping[str, Value]) -> bool:
+    """Preference rule: ``when`` is true. Constraint rule: it eliminates the option."""
+    if not rule.when.holds(facts):
+        return False
+    if rule.require is None:
+        return True
+    return not rule.require.holds((facts, facts, facts))
+
+
+def run_example(rule: Rule, example: Example) -> ExampleResult:
+    facts = {**EXAMPLE_BASELINE, **example.facts}
+    fired = rule_fires(rule, facts)
+    expected_fire = example.expect == "fire"
+    passed = fired == expected_fire
+    when_value = rule.when.evaluate(facts)
+    detail = f"when = {format_value(when_value)}"
+    if rule.require is not None:
+        detail += f", require = {format_value(rule.require.evaluate((facts, facts, facts)))}"
+    return ExampleResult(rule.id, example.name, example.expect, passed, detail)
+
+
+def run_examples(rules: Iterable[Rule]) -> list[ExampleResult]:
+    return [run_example(rule, ex) for rule in rules for ex in rule.data.examples]
+
+
+# -- lint ----------------------------------------------------------------------------
+
+
+def lint_rule(rule: Rule) -> list[str]:
+    """What a maintained rule must have beyond loading: the ruff-style self-documentation."""
+    problems: list[str] = []
+    data = rule.data
+    expects = {ex.expect for ex in data.examples}
+    if "fire" not in expects:
+        problems.append("needs an example that fires")
+    if "no-fire" not in expects:
+        problems.append("needs an example that does not fire")
+    read = set(rule.when.names) | set(rule.require.names if rule.require else ())
+    for example in data.examples:
+        if not read & set(example.facts):
+            problems.append(f"example {example.name!r} sets none of the facts the rule reads")
+    if data.effect.fix_first and rule.require is not None:
+        problems.append("a constraint rule cannot be a fix-first gate")
+    for url in data.references:
+        if not url.startswith("https://"):
+            problems.append(f"reference {url!r} is not an https:// URL")
+    return problems
+
+
+def lint_rules(base: RuleBase) -> list[str]:
+    problems: list[str] = []
+    for rule in base.rules:
+        problems += [f"{rule.path}: {rule.id}: {p}" for p in lint_rule(rule)]
+    for result in run_examples(base.rules):
+        if not result.passed:
+            problems.append(
+                f"{base.get(result.rule_id).path}: {result.test_id}: expected "
+                f"{result.expected}, got the opposite ({result.detail})"
+            )
+    return problems
+
+
+def rule_doc(rule: Rule) -> dict[str, Any]:
+    """The rule's own text, as ``rules explain`` serves it."""
+    data = rule.data
+    return {
+        "id": data.id,
+        "title": data.title,
+        "category": data.category,
+        "severity": data.severity,
+        "kind": "constraint"
+        if rule.is_constraint
+        else ("fix-first" if data.effect.fix_first else "preference"),
+        "when": data.when,
+        "require": data.require,
+        "effect": data.effect.model_dump(by_alias=True),
+        "rationale": data.rationale,
+        "action": data.action,
+        "references": list(data.references),
+        "aliases": list(data.aliases),
+        "examples": [ex.model_dump() for ex in data.examples],
+        "file": rule.path,
+    }

@@ -1,0 +1,223 @@
+"""The workload profile, ``gpuadvisor/profile/v1`` (CONTRACT §1).
+
+Frozen pydantic models; unknown keys are errors. Field descriptions are the single
+source of the explanations used by ``init``'s template, ``ask`` and the JSON Schema.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from gpuadvisor.inputs.textio import load_document, parse_document
+from gpuadvisor.inputs.validation import input_error
+
+PROFILE_SCHEMA: Final = "gpuadvisor/profile/v1"
+
+WorkloadKind = Literal[
+    "training",
+    "inference",
+    "rendering",
+    "cad-cae",
+    "simulation",
+    "visualization",
+    "vdi",
+    "media",
+    "mixed",
+]
+Objective = Literal["latency", "throughput", "correctness", "fleet-simplicity"]
+Parallelism = Literal["none", "data-parallel", "model-parallel"]
+IoPattern = Literal["local-nvme", "network-fs", "object-store", "in-memory"]
+Need = Literal["required", "preferred", "no"]
+Chassis = Literal["tower", "workstation", "rack-1u", "rack-2u", "rack-4u"]
+Airflow = Literal["open", "front-to-back", "restricted"]
+Experience = Literal["none", "some", "expert"]
+
+
+class _Section(BaseModel):
+    """Strict types, as in the catalog: in a profile ``true`` is not 1 GiB and ``"yes"``
+    is not a boolean; a value of the wrong type is an error naming the field, never a
+    silent conversion. (Whole numbers are accepted where decimals are.)"""
+
+    # protected_namespaces: ``model_parallel_ready`` is a contract name (CONTRACT §1);
+    # pydantic before 2.10 would warn about its ``model_`` prefix on every run.
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        allow_inf_nan=False,
+        validate_default=True,
+        strict=True,
+        protected_namespaces=(),
+    )
+
+
+class Meta(_Section):
+    title: str = Field("", max_length=200, description="Echoed in the report, never interpreted.")
+    requester: str = Field("", max_length=200, description="Who asks; echoed in the report.")
+    notes: str = Field("", max_length=4000, description="Free text, echoed in the report.")
+
+
+class Workload(_Section):
+    kind: WorkloadKind = Field(description="What the GPUs will mostly do.")
+    objective: Objective = Field(
+        description="What success means: fast single answers (latency), many results per "
+        "hour (throughput), results that must be right (correctness), or easy operation "
+        "of many identical hosts (fleet-simplicity)."
+    )
+    latency_slo_ms: float | None = Field(
+        None, gt=0, le=3_600_000, description="p99 target in milliseconds, for objective = latency."
+    )
+    interactive: bool = Field(False, description="People wait on each result.")
+    vram_need_gib: float = Field(
+        # 0.01 GiB (10 MiB) is the smallest need that means anything; below it, cards
+        # per job divide by almost nothing (5e-324 GiB made the packing count infinite).
+        ge=0.01,
+        le=4096,
+        description="Peak GPU memory of ONE job or model instance, in GiB.",
+    )
+    concurrent_jobs: int = Field(
+        1, ge=1, le=1024, description="Independent jobs wanted at the same time."
+    )
+    parallelism: Parallelism = Field(
+        "none", description="What the software does across GPUs today."
+    )
+    model_parallel_ready: bool = Field(
+        False, description="The team can build and operate tensor / pipeline parallelism."
+    )
+    sync_heavy: bool = Field(
+        False,
+        description="Frequent collectives: small per-GPU batches, many small tensors.",
+    )
+    job_hours: float = Field(2.0, gt=0, le=100_000, description="Typical length of one job, hours.")
+    frame_pacing_critical: bool = Field(
+        False, description="Interactive graphics where frame-time consistency matters."
+    )
+    io_pattern: IoPattern = Field("local-nvme", description="Where the input data is read from.")
+    small_files: bool = Field(False, description="The dataset is many small files.")
+
+
+class Requirements(_Section):
+    ecc: Need = Field("no", description="Error-correcting GPU memory.")
+    silent_corruption_unacceptable: bool = Field(
+        False, description="A wrong result that nobody notices is worse than a crash."
+    )
+    certified_drivers: bool = Field(
+        False, description="An ISV application is supported only on certified driver branches."
+    )
+    isv_apps: tuple[str, ...] = Field(
+        (),
+        max_length=50,
+        strict=False,  # a TOML/JSON array is a list; its items are still checked as text
+        description="Names of ISV applications; echoed in the report.",
+    )
+    display_sync: bool = Field(False, description="Frame Lock / Genlock / sync boards needed.")
+    vgpu: bool = Field(False, description="vGPU / VDI / multi-tenant sharing of one card.")
+    lifecycle_years: float = Field(3, gt=0, le=20, description="Planned service life, years.")
+    fleet_homogeneity: bool = Field(False, description="Identical cards across many hosts matters.")
+    downtime_cost_per_hour_usd: float = Field(
+        0.0, ge=0, le=1e9, description="What one hour of this system being down costs."
+    )
+
+
+class Platform(_Section):
+    chassis: Chassis = Field("tower", description="The box the cards go into.")
+    airflow: Airflow = Field(
+        "open",
+        description="open: roomy case with fans; front-to-back: server airflow; "
+        "restricted: cramped or dusty.",
+    )
+    max_gpu_slot_width: int = Field(3, ge=1, le=5, description="Slots one card may occupy.")
+    gpu_count_max: int = Field(2, ge=1, le=16, description="Cards the chassis can take.")
+    psu_headroom_w: float = Field(800, ge=0, le=100_000, description="Power available for GPUs, W.")
+    cpu_sockets: int = Field(1, ge=1, le=8, description="CPU sockets in the host.")
+    pcie_gen: int = Field(4, ge=1, le=6, description="PCIe generation of the GPU slots.")
+    nvlink_possible: bool = Field(False, description="The chassis can take an NVLink bridge.")
+
+
+class Team(_Section):
+    multi_gpu_experience: Experience = Field(
+        "none", description="Experience running and debugging multi-GPU jobs."
+    )
+
+
+class Budget(_Section):
+    max_usd: float = Field(10_000.0, gt=0, le=1e9, description="For all cards bought, USD.")
+    electricity_usd_per_kwh: float = Field(
+        0.15, ge=0, le=10, description="Electricity price, USD per kWh."
+    )
+
+
+class Profile(_Section):
+    """A whole workload profile."""
+
+    schema_: Literal["gpuadvisor/profile/v1"] = Field(
+        PROFILE_SCHEMA, alias="schema", description="Format version."
+    )
+    meta: Meta = Field(default_factory=Meta)
+    workload: Workload
+    requirements: Requirements = Field(default_factory=Requirements)
+    platform: Platform = Field(default_factory=Platform)
+    team: Team = Field(default_factory=Team)
+    budget: Budget = Field(default_factory=Budget)
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", allow_inf_nan=False, populate_by_name=True, strict=True
+    )
+
+
+#: Sections and their models, in the order the template and the questionnaire use.
+SECTIONS: dict[str, type[_Section]] = {
+    "meta": Meta,
+    "workload": Workload,
+    "requirements": Requirements,
+    "platform": Platform,
+    "team": Team,
+    "budget": Budget,
+}
+
+
+def _known_names(loc: tuple[str | int, ...]) -> list[str]:
+    """Field names valid at the parent of ``loc``."""
+    if len(loc) == 1:
+        return ["schema", *SECTIONS]
+    section = SECTIONS.get(str(loc[0]))
+    return list(section.model_fields) if section else []
+
+
+def _special(error: Any) -> tuple[str, str | None] | None:
+    """The profile's own phrasing of a few errors (the rest: gpuadvisor.inputs.validation)."""
+    loc = tuple(error["loc"])
+    if error["type"] == "literal_error" and loc == ("schema",):
+        return (
+            f"unsupported schema {error['input']!r}",
+            f"this gpuadvisor reads '{PROFILE_SCHEMA}'",
+        )
+    if error["type"] == "tuple_type":
+        return 'Input should be a list of names, like ["Ansys Fluent"]', None
+    return None
+
+
+def profile_from_data(data: dict[str, Any], *, name: str, text: str | None = None) -> Profile:
+    """Validate parsed data; the first problem becomes an InputError with its location."""
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as exc:
+        raise input_error(
+            exc, file=name, text=text, known_names=_known_names, special=_special
+        ) from None
+
+
+def load_profile(path: Path) -> Profile:
+    data, text = load_document(path)
+    return profile_from_data(data, name=str(path), text=text)
+
+
+def parse_profile(text: str, name: str = "<profile>") -> Profile:
+    return profile_from_data(parse_document(text, name), name=name, text=text)
+
+
+def profile_to_data(profile: Profile) -> dict[str, Any]:
+    """Plain data with the contract's key names (``schema``, not ``schema_``)."""
+    return profile.model_dump(mode="json", by_alias=True)
