@@ -87,7 +87,7 @@ def max_rss_mib(argv: list[str]) -> float:
 
 
 def random_profile(rng: random.Random) -> dict[str, Any]:
-    from gpuadvisor.inputs.profile import WorkloadKind
+    from gpuadvisor.vocabulary import WorkloadKind
 
     kinds = list(get_args(WorkloadKind))
     return {

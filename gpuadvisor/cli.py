@@ -28,6 +28,7 @@ import typer
 
 from gpuadvisor import __version__
 from gpuadvisor.errors import GpuAdvisorError, InputError, InternalError
+from gpuadvisor.vocabulary import COOLINGS
 
 #: How every Typer application of this program behaves (see also _command_for).
 _BEHAVIOUR: dict[str, Any] = {
@@ -520,21 +521,22 @@ def catalog_list(
     ecc: Annotated[bool | None, typer.Option("--ecc/--no-ecc")] = None,
     frame_lock: Annotated[bool | None, typer.Option("--frame-lock/--no-frame-lock")] = None,
     vgpu: Annotated[bool | None, typer.Option("--vgpu/--no-vgpu")] = None,
-    cooling: Annotated[str | None, typer.Option(help="blower | open-air | passive")] = None,
+    cooling: Annotated[str | None, typer.Option(help=" | ".join(COOLINGS))] = None,
     max_slots: Annotated[float | None, typer.Option("--max-slots")] = None,
     max_power: Annotated[float | None, typer.Option("--max-power", help="W")] = None,
     max_price: Annotated[float | None, typer.Option("--max-price", help="USD")] = None,
 ) -> None:
     """List SKUs, optionally filtered."""
-    from gpuadvisor.inputs.catalog import SEGMENTS, SkuFilter, filter_skus
+    from gpuadvisor.inputs.catalog import SkuFilter, filter_skus
+    from gpuadvisor.vocabulary import SEGMENTS
 
     if segment is not None and segment not in SEGMENTS:
         raise InputError(
             f"unknown segment {segment!r}", field="--segment", hint=", ".join(SEGMENTS)
         )
-    if cooling is not None and cooling not in ("blower", "open-air", "passive"):
+    if cooling is not None and cooling not in COOLINGS:
         raise InputError(
-            f"unknown cooling {cooling!r}", field="--cooling", hint="blower, open-air, passive"
+            f"unknown cooling {cooling!r}", field="--cooling", hint=", ".join(COOLINGS)
         )
     for value, option in (
         (min_vram, "--min-vram"),
@@ -549,7 +551,7 @@ def catalog_list(
         ecc=ecc,
         frame_lock=frame_lock,
         vgpu=vgpu,
-        cooling=cooling,  # type: ignore[arg-type]
+        cooling=cooling,
         max_slot_width=max_slots,
         max_tdp_w=max_power,
         max_price_usd=max_price,

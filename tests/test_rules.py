@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from gpuadvisor.engine.rules import (
-    CATEGORIES,
     Example,
     Rule,
     RuleBase,
@@ -17,6 +16,7 @@ from gpuadvisor.engine.rules import (
     run_example,
 )
 from gpuadvisor.errors import InputError
+from gpuadvisor.vocabulary import CATEGORIES
 
 _BUNDLED = load_rules()
 _CASES = [(rule, example) for rule in _BUNDLED.rules for example in rule.data.examples]

@@ -10,8 +10,8 @@ from typing import Any, Final, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
-from gpuadvisor.engine.rules import Category, GpuClass, Severity, Shape
 from gpuadvisor.errors import InternalError
+from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape
 
 DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
 

@@ -57,11 +57,14 @@ from gpuadvisor.engine.options import (
     rank_options,
     vgpu_licence,
 )
-from gpuadvisor.engine.rules import CLASSES, SHAPES, GpuClass, Rule, RuleBase, Shape, format_value
+from gpuadvisor.engine.options import (
+    OPTION_SHAPES as SHAPES,
+)
+from gpuadvisor.engine.rules import Rule, RuleBase
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.inputs.profile import Profile
+from gpuadvisor.vocabulary import CLASSES, SEVERITY_ORDER, GpuClass, Shape, format_value
 
-SEVERITY_ORDER = {"blocker": 0, "warning": 1, "advice": 2, "info": 3}
 PICKS_SHOWN = 3
 
 

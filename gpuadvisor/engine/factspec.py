@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from gpuadvisor.engine.expr import FactType
 from gpuadvisor.inputs.catalog import Sku
 from gpuadvisor.inputs.profile import SECTIONS
+from gpuadvisor.vocabulary import SHAPES
 
 Scope = Literal["global", "option"]
 
@@ -202,7 +203,7 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
         "option.shape",
         "string",
         "Shape of the purchase under evaluation.",
-        choices=("single-larger-gpu", "two-independent-jobs", "multi-gpu-model-parallel"),
+        choices=SHAPES,
         scope="option",
         source="option",
     ),

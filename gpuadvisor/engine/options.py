@@ -12,8 +12,16 @@ import math
 from collections.abc import Callable, Mapping
 
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.rules import Shape
 from gpuadvisor.inputs.catalog import Sku
+from gpuadvisor.vocabulary import Shape
+
+#: The shapes options are generated for, simplest first (one data-parallel job over
+#: several cards has no options of its own yet: it is planned as model parallelism is).
+OPTION_SHAPES: tuple[Shape, ...] = (
+    "single-larger-gpu",
+    "two-independent-jobs",
+    "multi-gpu-model-parallel",
+)
 
 #: Model parallelism replicates some state (embeddings, activations at the cut, comms
 #: buffers); planning on 15% of each card's memory for that is a common rule of thumb.

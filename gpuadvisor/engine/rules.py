@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -30,46 +30,10 @@ from gpuadvisor.inputs.cache import Document, bundled_documents
 from gpuadvisor.inputs.textio import load_document, locate_field
 from gpuadvisor.inputs.validation import input_error
 from gpuadvisor.resources import data_dir
+from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape, format_value
 
 RULES_VERSION = "2026.11.1"
 
-Category = Literal[
-    "vram",
-    "sync",
-    "topology",
-    "p2p",
-    "pcie",
-    "numa",
-    "cpu",
-    "io",
-    "thermal",
-    "power",
-    "health",
-    "latency",
-    "frame-pacing",
-    "reliability",
-    "ecc",
-    "certification",
-    "display-sync",
-    "virtualization",
-    "lifecycle",
-    "airflow",
-    "cost",
-    "team",
-    "driver",
-    "config",
-]
-#: The contract's fixed vocabulary of rule categories (CONTRACT §4), in its order.
-CATEGORIES: tuple[str, ...] = get_args(Category)
-Severity = Literal["info", "advice", "warning", "blocker"]
-Shape = Literal["single-larger-gpu", "two-independent-jobs", "multi-gpu-model-parallel"]
-GpuClass = Literal["consumer", "professional", "datacenter"]
-SHAPES: tuple[Shape, ...] = (
-    "single-larger-gpu",
-    "two-independent-jobs",
-    "multi-gpu-model-parallel",
-)
-CLASSES: tuple[GpuClass, ...] = ("consumer", "professional", "datacenter")
 
 _ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-\d{3}$")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z0-9_]+)+)\}")
@@ -176,18 +140,6 @@ class Rule:
 
     def rationale_text(self, facts: Mapping[str, Value]) -> str:
         return fill(self.data.rationale, facts)
-
-
-def format_value(value: Value) -> str:
-    if value is None:
-        return "unknown"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
 
 
 def fill(template: str, facts: Mapping[str, Value]) -> str:

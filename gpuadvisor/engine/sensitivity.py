@@ -16,8 +16,9 @@ from gpuadvisor.decision.model import Sensitivity
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import FACTS_BY_NAME
 from gpuadvisor.engine.options import generate_options
-from gpuadvisor.engine.rules import RuleBase, format_value
+from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.inputs.catalog import Catalog
+from gpuadvisor.vocabulary import format_value
 
 if TYPE_CHECKING:
     from gpuadvisor.engine.core import Outcome

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -23,12 +23,7 @@ from gpuadvisor.inputs.cache import Document, bundled_documents
 from gpuadvisor.inputs.textio import load_document, locate_field
 from gpuadvisor.inputs.validation import input_error
 from gpuadvisor.resources import data_dir
-
-Segment = Literal["consumer", "professional", "datacenter"]
-Cooling = Literal["blower", "open-air", "passive"]
-PriceKind = Literal["launch-msrp", "list", "reseller", "estimate", "negotiated"]
-
-SEGMENTS: tuple[Segment, ...] = ("consumer", "professional", "datacenter")
+from gpuadvisor.vocabulary import Cooling, PriceKind, Segment
 
 #: Values a buyer's decision turns on; each must cite one of the entry's sources.
 CITED_FIELDS = (

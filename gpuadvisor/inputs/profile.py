@@ -13,27 +13,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuadvisor.inputs.textio import load_document, parse_document
 from gpuadvisor.inputs.validation import input_error
+from gpuadvisor.vocabulary import (
+    Airflow,
+    Chassis,
+    Experience,
+    IoPattern,
+    Need,
+    Objective,
+    Parallelism,
+    WorkloadKind,
+)
 
 PROFILE_SCHEMA: Final = "gpuadvisor/profile/v1"
-
-WorkloadKind = Literal[
-    "training",
-    "inference",
-    "rendering",
-    "cad-cae",
-    "simulation",
-    "visualization",
-    "vdi",
-    "media",
-    "mixed",
-]
-Objective = Literal["latency", "throughput", "correctness", "fleet-simplicity"]
-Parallelism = Literal["none", "data-parallel", "model-parallel"]
-IoPattern = Literal["local-nvme", "network-fs", "object-store", "in-memory"]
-Need = Literal["required", "preferred", "no"]
-Chassis = Literal["tower", "workstation", "rack-1u", "rack-2u", "rack-4u"]
-Airflow = Literal["open", "front-to-back", "restricted"]
-Experience = Literal["none", "some", "expert"]
 
 
 class _Section(BaseModel):

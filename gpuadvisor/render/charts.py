@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from gpuadvisor.decision.model import Decision
-from gpuadvisor.engine.rules import format_value
 from gpuadvisor.render.view import Column, SeriesStats, option_label
+from gpuadvisor.vocabulary import format_value
 
 WIDTH = 720
 LABEL_RIGHT = 228.0

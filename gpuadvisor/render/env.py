@@ -26,13 +26,13 @@ import jinja2
 from markupsafe import Markup, escape
 
 from gpuadvisor import __version__
-from gpuadvisor.engine.rules import format_value
 from gpuadvisor.engine.sensitivity import describe_flip
 from gpuadvisor.inputs.cache import user_cache_folder
 from gpuadvisor.inputs.textio import read_bytes
 from gpuadvisor.render import printable
 from gpuadvisor.render.sandbox import FolderLoader, ReportSandbox, inside
 from gpuadvisor.resources import data_dir
+from gpuadvisor.vocabulary import format_value
 
 Flavour = Literal["md", "html", "svg", "typst"]
 

@@ -18,8 +18,8 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuadvisor.decision.model import Alternative, Decision, Finding, MeasuredGpu, Pick, Sample
-from gpuadvisor.engine.rules import Category, GpuClass, Shape, format_value
 from gpuadvisor.errors import InputError
+from gpuadvisor.vocabulary import Category, GpuClass, Shape, format_value
 
 #: Rejected alternatives shown beside the picks in the comparison table.
 ALTERNATIVES_COMPARED = 3

@@ -1,0 +1,128 @@
+"""The one vocabulary every layer speaks: purchase shapes, GPU classes, rule categories
+and severities, profile choices, catalog enumerations, and how a value reads in text.
+
+Each closed set is a ``Literal`` (what pydantic and mypy check) and a tuple of its values
+in the order reports list them (what loops, the CLI's choices and the fact schema read).
+A value is added here once and is then known everywhere; names are never renamed
+(CONTRACT). Nothing here imports the rest of gpuadvisor.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# -- the decision ---------------------------------------------------------------------
+
+Shape = Literal[
+    "single-larger-gpu",
+    "two-independent-jobs",
+    "multi-gpu-model-parallel",
+    "multi-gpu-data-parallel",
+]
+#: Every shape of the contract (CONTRACT §4 and §6), simplest first: the tie-break order.
+SHAPES: tuple[Shape, ...] = get_args(Shape)
+
+#: GPU classes, which are the catalog's market segments: one word, one meaning.
+GpuClass = Literal["consumer", "professional", "datacenter"]
+CLASSES: tuple[GpuClass, ...] = get_args(GpuClass)
+Segment = GpuClass
+SEGMENTS: tuple[Segment, ...] = CLASSES
+
+Category = Literal[
+    "vram",
+    "sync",
+    "topology",
+    "p2p",
+    "pcie",
+    "numa",
+    "cpu",
+    "io",
+    "thermal",
+    "power",
+    "health",
+    "latency",
+    "frame-pacing",
+    "reliability",
+    "ecc",
+    "certification",
+    "display-sync",
+    "virtualization",
+    "lifecycle",
+    "airflow",
+    "cost",
+    "team",
+    "driver",
+    "config",
+]
+#: The contract's fixed vocabulary of rule categories (CONTRACT §4), in its order.
+CATEGORIES: tuple[Category, ...] = get_args(Category)
+
+Severity = Literal["info", "advice", "warning", "blocker"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+#: Most severe first, as reports sort findings.
+SEVERITY_ORDER: dict[str, int] = {"blocker": 0, "warning": 1, "advice": 2, "info": 3}
+
+#: The kinds of rule, as ``rules list`` shows them; each is also the rules folder that
+#: holds it (see ``RULE_FOLDERS``).
+RuleKind = Literal["preference", "constraint", "fix-first"]
+RULE_KINDS: tuple[RuleKind, ...] = get_args(RuleKind)
+
+# -- the profile ----------------------------------------------------------------------
+
+WorkloadKind = Literal[
+    "training",
+    "inference",
+    "rendering",
+    "cad-cae",
+    "simulation",
+    "visualization",
+    "vdi",
+    "media",
+    "mixed",
+]
+WORKLOAD_KINDS: tuple[WorkloadKind, ...] = get_args(WorkloadKind)
+Objective = Literal["latency", "throughput", "correctness", "fleet-simplicity"]
+OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
+Parallelism = Literal["none", "data-parallel", "model-parallel"]
+IoPattern = Literal["local-nvme", "network-fs", "object-store", "in-memory"]
+Need = Literal["required", "preferred", "no"]
+Chassis = Literal["tower", "workstation", "rack-1u", "rack-2u", "rack-4u"]
+CHASSIS: tuple[Chassis, ...] = get_args(Chassis)
+Airflow = Literal["open", "front-to-back", "restricted"]
+AIRFLOWS: tuple[Airflow, ...] = get_args(Airflow)
+Experience = Literal["none", "some", "expert"]
+
+# -- the catalog ----------------------------------------------------------------------
+
+Cooling = Literal["blower", "open-air", "passive"]
+COOLINGS: tuple[Cooling, ...] = get_args(Cooling)
+
+#: How a catalog price was obtained (CONTRACT §5 and §6).
+PriceKind = Literal[
+    "street", "list", "launch-msrp", "reseller", "estimate", "negotiated", "quote-needed"
+]
+PRICE_KINDS: tuple[PriceKind, ...] = get_args(PriceKind)
+
+#: Whether a SKU can still be bought new (CONTRACT §6).
+SkuStatus = Literal["current", "discontinued", "eol"]
+SKU_STATUSES: tuple[SkuStatus, ...] = get_args(SkuStatus)
+
+#: NVIDIA vGPU software editions: Virtual PC (office desktops), RTX Virtual Workstation
+#: (professional graphics), Virtual Compute Server (compute).
+VgpuEdition = Literal["vpc", "vws", "vcs"]
+VGPU_EDITIONS: tuple[VgpuEdition, ...] = get_args(VgpuEdition)
+
+# -- how values read ------------------------------------------------------------------
+
+
+def format_value(value: float | int | bool | str | None) -> str:
+    """A fact value as a sentence shows it: yes/no, thousands separators, no ``.0``."""
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
