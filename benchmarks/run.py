@@ -124,7 +124,8 @@ def random_profile(rng: random.Random) -> dict[str, Any]:
 
 def in_process(count: int) -> dict[str, float]:
     """Decisions per second over generated profiles with host evidence, and the baseline."""
-    from gpuadvisor.engine.core import decide
+    from gpuadvisor.decision.build import Advisor, decide
+    from gpuadvisor.engine.core import Engine
     from gpuadvisor.engine.facts import build_facts
     from gpuadvisor.engine.hostfacts import derive_host_facts
     from gpuadvisor.engine.rules import load_rules
@@ -133,6 +134,7 @@ def in_process(count: int) -> dict[str, float]:
     from gpuadvisor.inputs.profile import Profile
 
     catalog, rules = load_catalog(), load_rules()
+    engine = Advisor(Engine(catalog, rules))
     host = derive_host_facts(load_evidence([ROOT / p for p in EVIDENCE]))
     rng = random.Random(20261130)
     inputs = []
@@ -151,7 +153,7 @@ def in_process(count: int) -> dict[str, float]:
         for data, values in inputs[:n]:
             profile = Profile.model_validate(data)
             facts = build_facts(profile, catalog, values, host.sources)
-            decide(profile, catalog, rules, facts, sensitivity=sensitivity)
+            decide(profile, engine, facts, sensitivity=sensitivity)
 
     decide_all(False, 50)  # warm-up: imports, first schema use
     with_sensitivity_n = max(20, count // 10)

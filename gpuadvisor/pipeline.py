@@ -1,7 +1,8 @@
 """The one path every command takes: inputs -> facts -> rules -> decision.
 
 This is the I/O edge before the pure core: it reads the profile, the catalog, the rules
-and the evidence from disk, then hands plain values to :mod:`gpuadvisor.engine.core`.
+and the evidence from disk, then hands plain values to the engine
+(:class:`gpuadvisor.engine.core.Engine`) and its phrasing (:mod:`gpuadvisor.decision.build`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from gpuadvisor.decision.build import Advisor, decide
 from gpuadvisor.decision.model import Decision, EvidenceRef, MeasuredGpu
-from gpuadvisor.engine.core import decide
+from gpuadvisor.engine.core import Engine
 from gpuadvisor.engine.facts import build_facts
 from gpuadvisor.engine.rules import RuleBase, load_rules
 from gpuadvisor.inputs.catalog import Catalog, load_catalog
@@ -40,6 +42,7 @@ def advise(
     sensitivity: bool = True,
     catalog: Catalog | None = None,
     rules: RuleBase | None = None,
+    advisor: Advisor | None = None,
 ) -> Decision:
     profile, digest = read_profile(profile_path)
     return advise_profile(
@@ -52,6 +55,7 @@ def advise(
         sensitivity=sensitivity,
         catalog=catalog,
         rules=rules,
+        advisor=advisor,
     )
 
 
@@ -66,13 +70,19 @@ def advise_profile(
     sensitivity: bool = True,
     catalog: Catalog | None = None,
     rules: RuleBase | None = None,
+    advisor: Advisor | None = None,
 ) -> Decision:
     """The decision for an already validated profile (``ask --advise`` has no file yet).
 
-    ``profile_sha256`` and ``profile_file`` are what the report cites as its input.
+    ``profile_sha256`` and ``profile_file`` are what the report cites as its input. A
+    caller that makes many decisions passes one ``advisor`` (it holds the catalog, the
+    rules and every cache); otherwise one is made from ``catalog`` and ``rules``, or
+    from the bundled files and the overlays.
     """
-    catalog = catalog or load_catalog(catalog_overlays)
-    rules = rules or load_rules(rules_overlays)
+    if advisor is None:
+        catalog = catalog or load_catalog(catalog_overlays)
+        advisor = Advisor(Engine(catalog, rules or load_rules(rules_overlays)))
+    catalog = advisor.engine.catalog
     refs: tuple[EvidenceRef, ...] = ()
     host_values = None
     host_sources = None
@@ -92,8 +102,7 @@ def advise_profile(
     facts = build_facts(profile, catalog, host_values, host_sources)
     return decide(
         profile,
-        catalog,
-        rules,
+        advisor,
         facts,
         profile_sha256=profile_sha256,
         profile_file=profile_file,

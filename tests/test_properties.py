@@ -7,8 +7,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gpuadvisor.decision.build import decide
 from gpuadvisor.decision.model import Decision
-from gpuadvisor.engine.core import decide
+from gpuadvisor.engine.core import Engine
 from gpuadvisor.engine.facts import build_facts
 from gpuadvisor.engine.rules import load_rules
 from gpuadvisor.inputs.catalog import Catalog, load_catalog
@@ -91,7 +92,7 @@ SETTINGS = settings(
 
 def run(data: dict[str, Any], catalog: Catalog) -> Decision:
     profile = Profile.model_validate(data)
-    return decide(profile, catalog, RULES, build_facts(profile, catalog), sensitivity=False)
+    return decide(profile, Engine(catalog, RULES), build_facts(profile, catalog), sensitivity=False)
 
 
 def check_invariants(data: dict[str, Any], decision: Decision) -> None:
@@ -179,27 +180,3 @@ _TRIAL_CHANGES = st.one_of(
     st.tuples(st.just("requirements.display_sync"), st.booleans()),
     st.tuples(st.just("platform.airflow"), st.sampled_from(["open", "front-to-back"])),
 )
-
-
-@SETTINGS
-@given(
-    profiles, st.lists(_TRIAL_CHANGES, min_size=1, max_size=4), st.sampled_from(sorted(CATALOGS))
-)
-def test_sensitivity_trials_match_the_full_engine(
-    data: dict[str, Any], changes: list[tuple[str, Any]], which: str
-) -> None:
-    """outcome_of (sensitivity's fast re-run) agrees with run_core on every trial, with
-    the memo warm from earlier trials as it is during a scan."""
-    from gpuadvisor.engine.core import ConstraintMemo, outcome_of, run_core
-
-    catalog = CATALOGS[which]
-    profile = Profile.model_validate(data)
-    facts = dict(build_facts(profile, catalog).values)
-    memo = ConstraintMemo.for_catalog(catalog)
-    for name, value in [(None, None), *changes]:
-        if name is not None:
-            facts[name] = value
-        full = run_core(facts, catalog, RULES, memo)
-        fast = outcome_of(facts, catalog, RULES, memo)
-        assert fast.key() == full.outcome()
-        assert fast.top is full.top or (fast.top is not None and fast.top.key == full.top.key)

@@ -346,13 +346,16 @@ def test_each_format_imports_only_what_it_needs() -> None:
 
 
 def _decide(text: str, catalog: Catalog, rules: RuleBase) -> Decision:
-    from gpuadvisor.engine.core import decide
+    from gpuadvisor.decision.build import decide
+    from gpuadvisor.engine.core import Engine
     from gpuadvisor.engine.facts import build_facts
     from gpuadvisor.inputs.profile import parse_profile
 
     profile = parse_profile('schema = "gpuadvisor/profile/v1"\n' + text)
     facts = build_facts(profile, catalog, None)
-    return decide(profile, catalog, rules, facts, profile_sha256="0" * 64, sensitivity=False)
+    return decide(
+        profile, Engine(catalog, rules), facts, profile_sha256="0" * 64, sensitivity=False
+    )
 
 
 NO_FIT = """

@@ -5,75 +5,20 @@ Field names of the contract are kept exactly; everything else is an extension.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, TypeVar
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic.fields import FieldInfo
 
-from gpuadvisor.errors import InternalError
 from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape
 
 DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
 
 
-_REQUIRED = object()
-#: Per output model: (field name, its FieldInfo or _REQUIRED), in field order.
-_FIELDS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
-
-
-_O = TypeVar("_O", bound="_Out")
-_IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
-
-
-def _default_of(info: FieldInfo) -> Any:
-    """_REQUIRED, an immutable default to share, or the FieldInfo to ask each time."""
-    if info.is_required():
-        return _REQUIRED
-    if info.default_factory is None and isinstance(info.default, _IMMUTABLE):
-        return info.default
-    return info
-
-
 class _Out(BaseModel):
-    # Validators and serializers are built on first use: the engine builds decisions
-    # without validation (``build``), and a Markdown or PDF report never serializes one.
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
+    """Output models: validated when built (the engine's values are checked against the
+    published schema on every decision), frozen, no unknown fields."""
 
-    @classmethod
-    def build(cls: type[_O], **values: Any) -> _O:
-        """An instance from engine-made values, without validation (by field name).
-
-        What ``model_construct`` does, for the engine's hot path at a third of its cost:
-        every value comes from validated inputs and the engine itself, and
-        ``tests/test_decide.py`` re-validates whole decisions to keep that honest. A
-        missing required field or an unknown name is a bug and raises.
-        """
-        fields = _FIELDS.get(cls)
-        if fields is None:
-            fields = _FIELDS[cls] = tuple(
-                (name, _default_of(info)) for name, info in cls.model_fields.items()
-            )
-        data = {}
-        used = 0
-        for name, default in fields:
-            if name in values:
-                data[name] = values[name]
-                used += 1
-            elif default is _REQUIRED:
-                raise InternalError(f"{cls.__name__}.build: {name} is missing")
-            elif isinstance(default, FieldInfo):  # a fresh value each time, as validation gives
-                data[name] = default.get_default(call_default_factory=True)
-            else:
-                data[name] = default
-        if used != len(values):
-            unknown = sorted(set(values) - set(data))
-            raise InternalError(f"{cls.__name__}.build: unknown field(s) {unknown}")
-        instance = cls.__new__(cls)
-        object.__setattr__(instance, "__dict__", data)
-        object.__setattr__(instance, "__pydantic_fields_set__", set(values))
-        object.__setattr__(instance, "__pydantic_extra__", None)
-        object.__setattr__(instance, "__pydantic_private__", None)
-        return instance
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 
 class FactValue(_Out):

@@ -104,10 +104,6 @@ class Rule:
     require_per_option: bool = field(init=False)
     #: Facts named by ``{placeholders}`` in the rationale and the action.
     placeholders: tuple[str, ...] = field(init=False)
-    #: Findings already phrased for this rule, by the fact values they show (bounded).
-    phrased: dict[tuple[object, ...], object] = field(
-        init=False, default_factory=dict, compare=False, repr=False
-    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", self.data.id)

@@ -4,24 +4,20 @@ Nothing here is written by hand per rule: for each input that can matter, candid
 values are generated (catalog memory sizes, option prices, neighbouring counts, the other
 choices of an enum, the opposite of a yes/no), the core engine is re-run with that one
 fact changed, and the nearest value that changes the shape, class or top pick is
-reported, in each direction.
+reported, in each direction. What comes back is plain data (:class:`Flip`); the
+decision phrases it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import Literal, NamedTuple
 
-from gpuadvisor.decision.model import Sensitivity
+from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import FACTS_BY_NAME
 from gpuadvisor.engine.options import generate_options
-from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.inputs.catalog import Catalog
-from gpuadvisor.vocabulary import format_value
-
-if TYPE_CHECKING:
-    from gpuadvisor.engine.core import Outcome
 
 #: Inputs scanned, in the order reported.
 NUMERIC_INPUTS = (
@@ -119,43 +115,40 @@ def _choices(name: str, current: Value) -> list[Value]:
     return [c for c in spec.choices or () if c != current]
 
 
-def _describe(outcome: Outcome) -> str:
-    top = outcome.top
-    if top is None:
-        return "no card meets every requirement"
-    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}"
+class Flip(NamedTuple):
+    """The nearest value of one input that changes the answer, and the answer then."""
+
+    input: str
+    current: Value
+    flips_at: float | int | bool | str
+    direction: Literal["up", "down", "change"]
+    outcome: Outcome
 
 
-def sensitivity_of(
-    core: object, catalog: Catalog, rules: RuleBase, memo: object = None
-) -> list[Sensitivity]:
-    from gpuadvisor.engine.core import ConstraintMemo, Core, outcome_of
-
-    memo = memo if isinstance(memo, ConstraintMemo) else ConstraintMemo.for_catalog(catalog)
-    assert isinstance(core, Core)
+def scan(engine: Engine, core: Core) -> list[Flip]:
+    """Each input that can matter, re-run up and down (or to its other choices)."""
     base_facts = dict(core.facts)
     base = core.outcome()
-    results: list[Sensitivity] = []
+    catalog = engine.catalog
+    results: list[Flip] = []
 
-    def record_first_flip(name: str, direction: str, values: Iterable[Value]) -> None:
+    def record_first_flip(
+        name: str, direction: Literal["up", "down", "change"], values: Iterable[Value]
+    ) -> None:
         """Re-run with each value in turn; record the first that changes the outcome."""
         for value in values:
-            trial = outcome_of({**base_facts, name: value}, catalog, rules, memo)
+            if value is None:
+                continue
+            trial = engine.outcome({**base_facts, name: value})
             if trial.key() != base:
-                results.append(
-                    Sensitivity(
-                        input=name,
-                        current=base_facts.get(name),
-                        flips_at=value,
-                        to=_describe(trial),
-                        direction=direction,
-                    )
-                )
+                results.append(Flip(name, base_facts.get(name), value, direction, trial))
                 return
 
     # An input no rule reads and the options do not depend on cannot change the answer.
     read = {
-        n for r in rules.rules for n in (*r.when.names, *(r.require.names if r.require else ()))
+        n
+        for r in engine.rules.rules
+        for n in (*r.when.names, *(r.require.names if r.require else ()))
     }
     read |= set(OPTION_INPUTS)
     for name in NUMERIC_INPUTS:
@@ -165,7 +158,11 @@ def sensitivity_of(
         if current is None or isinstance(current, (bool, str)):
             continue
         up, down = _grid(name, float(current), catalog, base_facts)
-        for direction, values in (("up", up), ("down", down)):
+        directions: tuple[tuple[Literal["up", "down"], list[float]], ...] = (
+            ("up", up),
+            ("down", down),
+        )
+        for direction, values in directions:
             record_first_flip(
                 name, direction, [int(v) if name in INTEGER_INPUTS else float(v) for v in values]
             )
@@ -174,13 +171,3 @@ def sensitivity_of(
             for value in _choices(name, base_facts.get(name)):
                 record_first_flip(name, "change", [value])
     return results
-
-
-def describe_flip(flip: Sensitivity) -> str:
-    """One sentence for reports."""
-    at = format_value(flip.flips_at)
-    if flip.direction == "up":
-        return f"If {flip.input} rises to {at} (now {format_value(flip.current)}): {flip.to}."
-    if flip.direction == "down":
-        return f"If {flip.input} falls to {at} (now {format_value(flip.current)}): {flip.to}."
-    return f"If {flip.input} were {at} (now {format_value(flip.current)}): {flip.to}."

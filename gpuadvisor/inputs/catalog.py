@@ -134,8 +134,6 @@ class Catalog:
     skus: tuple[Sku, ...]
     version: str
     overlays: tuple[str, ...] = field(default=())
-    #: Derived data the engine may keep with this catalog (see decide.ConstraintMemo).
-    scratch: dict[str, object] = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def get(self, sku_id: str) -> Sku:
         for sku in self.skus:

@@ -26,7 +26,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from gpuadvisor import __version__
-from gpuadvisor.engine.sensitivity import describe_flip
+from gpuadvisor.decision.words import describe_flip
 from gpuadvisor.inputs.cache import user_cache_folder
 from gpuadvisor.inputs.textio import read_bytes
 from gpuadvisor.render import printable

@@ -287,7 +287,7 @@ class ReportView(NamedTuple):
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
-    from gpuadvisor.engine.sensitivity import describe_flip
+    from gpuadvisor.decision.words import describe_flip
 
     columns = comparison_columns(decision)
     r = decision.recommendation

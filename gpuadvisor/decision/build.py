@@ -1,0 +1,306 @@
+"""The engine's conclusion phrased as ``gpuadvisor/decision/v1``: findings with their
+evidence, picks and why they rank where they do, the headline, rejected options,
+alternatives and what would change the answer.
+
+Every sentence of a decision is written here (and in :mod:`gpuadvisor.decision.words`);
+the engine only computes. Output models are validated as they are built.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from gpuadvisor import __version__
+from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
+from gpuadvisor.decision.model import (
+    Alternative,
+    Decision,
+    EvidenceRef,
+    FixFirst,
+    Inputs,
+    MeasuredGpu,
+    Meta,
+    Pick,
+    Provenance,
+    Recommendation,
+    Rejected,
+)
+from gpuadvisor.decision.words import sensitivity_entry
+from gpuadvisor.engine.core import Core, Engine
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.facts import FactSet
+from gpuadvisor.engine.options import (
+    ASSUMPTIONS,
+    RANKING,
+    Option,
+    energy_cost_usd,
+    vgpu_licence,
+)
+from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
+from gpuadvisor.engine.rules import Rule
+from gpuadvisor.engine.sensitivity import scan
+from gpuadvisor.inputs.profile import Profile
+from gpuadvisor.vocabulary import CLASSES, format_value
+
+PICKS_SHOWN = 3
+
+
+def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -> Pick:
+    sku = option.sku
+    energy = energy_cost_usd(option, facts)
+    total = option.total_price_usd
+    licence = vgpu_licence(facts)
+    licence_cost = licence[1] if licence else 0.0
+    need = facts["workload.vram_need_gib"]
+    years = format_value(facts["requirements.lifecycle_years"])
+    per = "per card" if option.count > 1 else ""
+    why = (
+        (
+            f"#{rank} by {ranking}: {format_value(option.vram_per_job_gib)} GiB for one job "
+            f"(needs {format_value(need)} GiB), {format_value(sku.memory_bandwidth_gbs)} GB/s "
+            f"{per}, ${total + energy + licence_cost:,.0f} over {years} years with electricity"
+            + (f" and {licence[0]} licences." if licence else ".")
+        )
+        .replace("  ", " ")
+        .replace(" ,", ",")
+    )
+    return Pick(
+        sku=sku.id,
+        name=sku.name,
+        count=option.count,
+        jobs_served=option.jobs_served,
+        price_usd=sku.price_usd,
+        total_price_usd=total,
+        energy_cost_usd=round(energy, 2),
+        licence_cost_usd=round(licence_cost, 2),
+        lifecycle_cost_usd=round(total + energy + licence_cost, 2),
+        price_date=sku.price_date.isoformat(),
+        price_kind=sku.price_kind,
+        why=why,
+        segment=sku.segment,
+        vram_gib=sku.vram_gib,
+        memory_bandwidth_gbs=sku.memory_bandwidth_gbs,
+        ecc=sku.ecc,
+        frame_lock=sku.frame_lock,
+        vgpu=sku.vgpu,
+        cooling=sku.cooling,
+        slot_width=sku.slot_width,
+        tdp_w=sku.tdp_w,
+        vram_per_job_gib=option.vram_per_job_gib,
+    )
+
+
+def _shape_phrase(option: Option) -> str:
+    name = option.sku.name
+    if option.shape == "single-larger-gpu":
+        return f"one {name}"
+    if option.shape == "two-independent-jobs":
+        if option.jobs_served > option.count:
+            return (
+                f"{option.count} × {name}, {option.jobs_served} independent jobs spread over them"
+            )
+        return f"{option.count} × {name}, one independent job per card"
+    return f"{option.count} × {name} with the model split across them"
+
+
+def _lower_first(text: str) -> str:
+    """Lower-case the first word to continue a sentence, unless it is an acronym."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first.isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def _reason(core: Core) -> str:
+    """The strongest fired rule behind the chosen shape or class."""
+    best: tuple[int, str] | None = None
+    for rule in core.fired:
+        effect = rule.data.effect
+        weight = max(
+            effect.shape.get(core.chosen.shape, 0), effect.class_.get(core.chosen.class_, 0)
+        )
+        if weight > 0 and (best is None or weight > best[0]):
+            best = (weight, rule.data.title)
+    return (
+        _lower_first(best[1].rstrip(".")) if best else "it meets every requirement at the best rank"
+    )
+
+
+def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
+    top = core.top
+    if top is None:
+        return (
+            "No card in the catalog meets every requirement; see the findings for which "
+            "requirement to relax."
+        )
+    each = " each" if top.count > 1 else ""
+    text = (
+        f"Buy {_shape_phrase(top)} ({format_value(top.sku.vram_gib)} GiB{each}, "
+        f"{top.sku.segment} class, about ${top.total_price_usd:,.0f}): {_reason(core)}."
+    )
+    if fix_first:
+        first = _lower_first(fix_first[0].title.rstrip("."))
+        more = f" and {len(fix_first) - 1} more" if len(fix_first) > 1 else ""
+        text = f"Fix first: {first}{more}. After that: {text[0].lower()}{text[1:]}"
+    return text
+
+
+def _weights(rule: Rule, axis: str) -> Mapping[Any, int]:
+    effect = rule.data.effect
+    weights: Mapping[Any, int] = effect.shape if axis == "shape" else effect.class_
+    return weights
+
+
+def _rejections(core: Core) -> list[Rejected]:
+    rejected: list[Rejected] = []
+    chosen = core.chosen
+    scores: dict[str, Mapping[Any, int]] = {
+        "shape": core.shape_scores,
+        "class": core.class_scores,
+    }
+    winners = {"shape": chosen.shape, "class": chosen.class_}
+    groups: list[tuple[str, str]] = [("shape", s) for s in SHAPES if s != chosen.shape]
+    groups += [("class", c) for c in CLASSES if c != chosen.class_]
+    for axis, name in groups:
+        pairs = [p for p in core.pairs if (p.shape if axis == "shape" else p.class_) == name]
+        score = scores[axis][name]
+        winner = scores[axis][winners[axis]]
+        if not any(p.ranked for p in pairs):
+            counts: Counter[str] = Counter()
+            for pair in pairs:
+                counts.update(pair.elimination_counts)
+            because = tuple(rid for rid, _ in counts.most_common(4))
+            reason = "no option of this kind meets every requirement"
+        else:
+            against = [r.id for r in core.fired if _weights(r, axis).get(name, 0) < 0]
+            favour = [r.id for r in core.fired if _weights(r, axis).get(winners[axis], 0) > 0]
+            because = tuple(dict.fromkeys(against + favour))
+            if score == winner:
+                reason = (
+                    f"tied on score ({score:+d}); lost on the tie-break "
+                    "(simpler shape, then lower cost)"
+                )
+            else:
+                reason = f"scored {score:+d} against {winner:+d} for the chosen {axis}"
+        rejected.append(Rejected(option=name, because=because, reason=reason))
+    return rejected
+
+
+def _alternatives(core: Core, ranking: str) -> list[Alternative]:
+    alternatives = []
+    for pair in sorted(
+        core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
+    ):
+        if pair is core.chosen:
+            continue
+        counts = pair.elimination_counts
+        alternatives.append(
+            Alternative(
+                shape=pair.shape,
+                class_=pair.class_,
+                score=pair.score,
+                best=_pick(pair.ranked[0], core.facts, 1, ranking) if pair.ranked else None,
+                eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
+            )
+        )
+    return alternatives
+
+
+def _confidence(core: Core) -> tuple[str, str | None]:
+    if not core.feasible:
+        return "low", None
+    if core.runner_up is None:
+        return "high", None
+    margin = core.chosen.score - core.runner_up.score
+    runner = f"{core.runner_up.shape} / {core.runner_up.class_}"
+    if margin >= 4:
+        return "high", None
+    if margin >= 2:
+        return "medium", None
+    return "low", f"{runner} scored {core.runner_up.score:+d} against {core.chosen.score:+d}"
+
+
+def _number_or_none(value: Value) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+class Advisor:
+    """What a process that makes many decisions holds (a batch, the web page): the
+    engine, with its memo, and the phrasebook of its findings. Every cache a decision
+    uses is owned here, and lives exactly as long as this object."""
+
+    __slots__ = ("book", "engine")
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.book = Phrasebook()
+
+
+def decide(
+    profile: Profile,
+    engine: Engine | Advisor,
+    facts: FactSet,
+    *,
+    profile_sha256: str = "",
+    profile_file: str = "",
+    evidence: tuple[EvidenceRef, ...] = (),
+    measured_gpus: tuple[MeasuredGpu, ...] = (),
+    sensitivity: bool = True,
+) -> Decision:
+    """The decision/v1 document for these facts: the engine's conclusion, phrased.
+
+    Given an :class:`Engine` alone, nothing phrased is kept for later decisions.
+    """
+    advisor = engine if isinstance(engine, Advisor) else Advisor(engine)
+    engine = advisor.engine
+    core = engine.run(facts.values)
+    objective = str(facts.values["workload.objective"])
+    ranking = RANKING.get(objective, RANKING["correctness"])
+    fixes, findings = findings_of(core, facts, advisor.book)
+    confidence, near_tie = _confidence(core)
+    top = core.top
+    picks = tuple(
+        _pick(option, core.facts, rank, ranking)
+        for rank, option in enumerate(core.chosen.ranked[:PICKS_SHOWN], start=1)
+    )
+    flips = scan(engine, core) if sensitivity else ()
+    return Decision(
+        meta=Meta(
+            title=profile.meta.title,
+            requester=profile.meta.requester,
+            notes=profile.meta.notes,
+            isv_apps=profile.requirements.isv_apps,
+        ),
+        recommendation=Recommendation(
+            shape=core.chosen.shape,
+            class_=core.chosen.class_,
+            gpu_count=top.count if top else 0,
+            headline=_headline(core, tuple(fixes)),
+            confidence=confidence,
+            near_tie=near_tie,
+            ranking=ranking,
+        ),
+        fix_first=tuple(fixes),
+        findings=tuple(findings),
+        picks=picks,
+        rejected=tuple(_rejections(core)),
+        alternatives=tuple(_alternatives(core, ranking)),
+        sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
+        scores={
+            "shape": {str(k): v for k, v in core.shape_scores.items()},
+            "class": {str(k): v for k, v in core.class_scores.items()},
+        },
+        assumptions=ASSUMPTIONS,
+        measured=measured_facts(facts),
+        gpus=measured_gpus,
+        vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
+        lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
+        inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),
+        provenance=Provenance(
+            gpuadvisor=__version__, catalog=engine.catalog.version, rules=engine.rules.version
+        ),
+    )

@@ -1,0 +1,142 @@
+"""The memoised engine against an oracle that remembers nothing.
+
+:class:`gpuadvisor.engine.core.Engine` keeps option sets, constraint verdicts and best
+picks across decisions. A memo keyed on less than a verdict depends on would hand one
+decision another's answer. The oracle below recomputes everything from the rules and the
+catalog for every call (no memo, no masks, no shared options), so any key that drops a
+fact makes the two disagree. One engine per catalog is kept for the whole test run, so
+the memo is as warm as in a long-running process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gpuadvisor.engine.core import Engine
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.facts import build_facts, sku_facts
+from gpuadvisor.engine.options import (
+    OPTION_SHAPES,
+    generate_options,
+    lifecycle_cost_usd,
+    rank_options,
+)
+from gpuadvisor.engine.rules import RuleBase
+from gpuadvisor.inputs.catalog import Catalog
+from gpuadvisor.inputs.profile import Profile, parse_profile
+from gpuadvisor.vocabulary import CLASSES
+from tests.test_properties import _TRIAL_CHANGES, CATALOGS, RULES, SETTINGS, profiles
+
+ENGINES = {name: Engine(catalog, RULES) for name, catalog in CATALOGS.items()}
+
+#: One-fact changes: those of the property tests, and facts only the ranking reads (a
+#: best-pick memo keyed without them would keep the first ranking it saw).
+CHANGES = st.one_of(
+    _TRIAL_CHANGES,
+    st.tuples(st.just("budget.electricity_usd_per_kwh"), st.sampled_from([0.0, 0.6, 3.0])),
+    st.tuples(st.just("requirements.lifecycle_years"), st.sampled_from([1, 10])),
+    st.tuples(
+        st.just("workload.objective"), st.sampled_from(["latency", "throughput", "correctness"])
+    ),
+)
+
+
+def oracle(
+    facts: dict[str, Value], catalog: Catalog, rules: RuleBase
+) -> tuple[str, str, str | None, int]:
+    """(shape, class, first pick's SKU, its count), from first principles."""
+    shape_score = dict.fromkeys(OPTION_SHAPES, 0)
+    class_score = dict.fromkeys(CLASSES, 0)
+    for rule in rules.rules:
+        if rule.require is None and rule.when.holds(facts):
+            for shape, weight in rule.data.effect.shape.items():
+                if shape in shape_score:
+                    shape_score[shape] += weight
+            for gpu_class, weight in rule.data.effect.class_.items():
+                class_score[gpu_class] += weight
+    active = [r for r in rules.rules if r.require is not None and r.when.holds(facts)]
+    alive = [
+        option
+        for option in generate_options(catalog.skus, facts)
+        if all(
+            rule.require is not None
+            and rule.require.holds((option.facts(), sku_facts(option.sku), facts))
+            for rule in active
+        )
+    ]
+    candidates: list[tuple[tuple[float, ...], str, str, Any]] = []
+    for shape in OPTION_SHAPES:
+        for gpu_class in CLASSES:
+            mine = [o for o in alive if o.shape == shape and o.sku.segment == gpu_class]
+            top = rank_options(mine, facts)[0] if mine else None
+            cost = lifecycle_cost_usd(top, facts) if top is not None else float("inf")
+            order = (
+                top is None,
+                -(shape_score[shape] + class_score[gpu_class]),
+                OPTION_SHAPES.index(shape),
+                cost,
+                CLASSES.index(gpu_class),
+            )
+            candidates.append((order, shape, gpu_class, top))
+    _, shape, gpu_class, top = min(candidates, key=lambda c: c[0])
+    return (shape, gpu_class, top.sku.id if top else None, top.count if top else 0)
+
+
+@SETTINGS
+@given(profiles, st.lists(CHANGES, min_size=1, max_size=6), st.sampled_from(sorted(CATALOGS)))
+def test_memoised_engine_agrees_with_the_memo_free_oracle(
+    data: dict[str, Any], changes: list[tuple[str, Any]], which: str
+) -> None:
+    """Full runs and outcome-only re-runs (what the what-would-change scan uses) both
+    equal the oracle, on a profile and on each of several one-fact changes of it."""
+    catalog, engine = CATALOGS[which], ENGINES[which]
+    profile = Profile.model_validate(data)
+    facts = dict(build_facts(profile, catalog).values)
+    for name, value in [(None, None), *changes]:
+        if name is not None:
+            facts[name] = value
+        expected = oracle(facts, catalog, RULES)
+        assert engine.outcome(facts).key() == expected, (name, value)
+        assert engine.run(facts).outcome() == expected, (name, value)
+
+
+def test_engines_share_nothing() -> None:
+    """Two engines on one catalog keep separate memos; nothing is cached on the catalog
+    or on a rule."""
+    catalog = CATALOGS["bundled"]
+    first, second = Engine(catalog, RULES), Engine(catalog, RULES)
+    assert first.memo is not second.memo
+    assert not any(name.startswith("scratch") for name in vars(catalog))
+    for rule in RULES.rules:
+        assert "phrased" not in vars(rule)
+
+
+_EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.toml"))
+_SEQUENCE: tuple[tuple[str, Value], ...] = (
+    ("budget.electricity_usd_per_kwh", 3.0),
+    ("workload.objective", "latency"),
+    ("workload.objective", "correctness"),
+    ("requirements.lifecycle_years", 10),
+    ("budget.max_usd", 4000.0),
+    ("platform.gpu_count_max", 4),
+    ("workload.vram_need_gib", 40.0),
+)
+
+
+@pytest.mark.parametrize("example", _EXAMPLES, ids=[p.stem for p in _EXAMPLES])
+def test_bundled_examples_and_their_changes_agree_with_the_oracle(example: Path) -> None:
+    """Each worked example, then a fixed sequence of one-fact changes applied in turn,
+    through the shared engine (its memo warm from every earlier example)."""
+    catalog, engine = CATALOGS["bundled"], ENGINES["bundled"]
+    facts = dict(build_facts(parse_profile(example.read_text()), catalog).values)
+    for name, value in [("", None), *_SEQUENCE]:
+        if name:
+            facts[name] = value
+        expected = oracle(facts, catalog, RULES)
+        assert engine.outcome(facts).key() == expected, (name, value)
+        assert engine.run(facts).outcome() == expected, (name, value)
