@@ -144,9 +144,7 @@ def rule_doc(rule: Rule) -> dict[str, Any]:
         "title": data.title,
         "category": data.category,
         "severity": data.severity,
-        "kind": "constraint"
-        if rule.is_constraint
-        else ("fix-first" if data.effect.fix_first else "preference"),
+        "kind": rule.kind,
         "when": data.when,
         "require": data.require,
         "effect": data.effect.model_dump(by_alias=True),

@@ -1,6 +1,7 @@
 """Rules as data: the file format, compiling a rule's conditions, and loading rule folders.
 
-One TOML file per rule under ``rules/<area>/<ID>.toml``. A rule reads facts (see
+One TOML file per rule under ``rules/<kind>/<ID>.toml``, the folder being the rule's kind
+(``preference``, ``constraint``, ``fix-first``; see ``rules/README.md``). A rule reads facts (see
 :mod:`gpuadvisor.engine.factspec`) through a checked condition and, when it fires, records a
 finding and moves the decision:
 
@@ -32,7 +33,15 @@ from gpuadvisor.inputs.cache import Document, bundled_documents
 from gpuadvisor.inputs.textio import load_document, locate_field
 from gpuadvisor.inputs.validation import input_error
 from gpuadvisor.resources import data_dir
-from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape, format_value
+from gpuadvisor.vocabulary import (
+    RULE_FOLDERS,
+    Category,
+    GpuClass,
+    RuleKind,
+    Severity,
+    Shape,
+    format_value,
+)
 
 RULES_VERSION = "2026.11.1"
 
@@ -92,6 +101,13 @@ class RuleData(_Strict):
         return value
 
 
+def rule_kind(rule: RuleData) -> RuleKind:
+    """What the rule does, read from its content; also the folder it sits in."""
+    if rule.require is not None:
+        return "constraint"
+    return "fix-first" if rule.effect.fix_first else "preference"
+
+
 @dataclass(frozen=True)
 class Rule:
     data: RuleData
@@ -127,6 +143,10 @@ class Rule:
     @property
     def is_constraint(self) -> bool:
         return self.require is not None
+
+    @property
+    def kind(self) -> RuleKind:
+        return rule_kind(self.data)
 
     @property
     def fact_names(self) -> tuple[str, ...]:
@@ -234,7 +254,12 @@ def _compile(rule: RuleData, path: Path, text: str) -> Rule:
     return Rule(data=rule, when=when, require=require, path=str(path))
 
 
-def load_rule_file(path: Path, read: Callable[[Path], Document] = load_document) -> Rule:
+def load_rule_file(
+    path: Path,
+    read: Callable[[Path], Document] = load_document,
+    folder_kind: RuleKind | None = None,
+) -> Rule:
+    """One rule file; ``folder_kind`` is the kind its folder declares, if it sits in one."""
     data, text = read(path)
     try:
         rule = RuleData.model_validate(data)
@@ -253,25 +278,94 @@ def load_rule_file(path: Path, read: Callable[[Path], Document] = load_document)
             file=str(path),
             field="id",
         )
+    if folder_kind is not None and rule_kind(rule) != folder_kind:
+        raise _misfiled(rule, folder_kind, path, text)
     return _compile(rule, path, text)
 
 
-def _rule_files(folder: Path) -> list[Path]:
+_WHY_KIND: dict[RuleKind, str] = {
+    "constraint": "it has `require`",
+    "fix-first": "its effect has fix_first = true",
+    "preference": "it has no `require` and no effect.fix_first",
+}
+_KIND_FIELD: dict[RuleKind, tuple[str, ...]] = {
+    "constraint": ("require",),
+    "fix-first": ("effect", "fix_first"),
+    "preference": ("effect",),
+}
+_FOLDERS_HINT = (
+    "a rule's folder is its kind: "
+    f"{RULE_FOLDERS['preference']}/ (moves shape and class weights), "
+    f"{RULE_FOLDERS['constraint']}/ (has `require`), "
+    f"{RULE_FOLDERS['fix-first']}/ (effect.fix_first = true)"
+)
+
+
+def _misfiled(rule: RuleData, folder_kind: RuleKind, path: Path, text: str) -> InputError:
+    kind = rule_kind(rule)
+    # The field that makes the rule what it is, or (a preference) the one its folder wants.
+    decisive = folder_kind if kind == "preference" else kind
+    key = _KIND_FIELD[decisive]
+    line = locate_field(text, key) or locate_field(text, key[:1])
+    return InputError(
+        f"rule {rule.id} is a {kind} rule ({_WHY_KIND[kind]}) but sits in "
+        f"{RULE_FOLDERS[folder_kind]}/; it belongs in {RULE_FOLDERS[kind]}/",
+        file=str(path),
+        line=line,
+        field=".".join(key),
+        hint=_FOLDERS_HINT,
+    )
+
+
+_KIND_OF_FOLDER: dict[str, RuleKind] = {folder: kind for kind, folder in RULE_FOLDERS.items()}
+
+
+def _rule_files(folder: Path, *, bundled: bool) -> list[tuple[Path, RuleKind | None]]:
+    """Each rule file (``*.toml``) with the kind its folder declares.
+
+    A rule file sits in a kind folder (``preference/``, ``constraint/``, ``fix-first/``);
+    in an overlay it may also sit directly in the folder given (kind ``None``: read from
+    the rule). Any other place is refused before the file is read.
+    """
     if not folder.is_dir():
         raise InputError("rules folder not found", file=str(folder))
-    return sorted(folder.rglob("*.toml"))
+    files: list[tuple[Path, RuleKind | None]] = []
+    for path in sorted(folder.rglob("*.toml")):
+        parts = path.relative_to(folder).parts
+        if len(parts) == 2 and parts[0] in _KIND_OF_FOLDER:
+            files.append((path, _KIND_OF_FOLDER[parts[0]]))
+        elif len(parts) == 1 and not bundled:
+            files.append((path, None))
+        else:
+            where = (
+                f"rule file in {'/'.join(parts[:-1])}/, which is not a rule kind"
+                if len(parts) > 1
+                else "rule file directly in the bundled rules folder"
+            )
+            place = "directly in the overlay folder or in " if not bundled else "in "
+            raise InputError(
+                f"{where}; rule files sit "
+                f"{place}{', '.join(f + '/' for f in RULE_FOLDERS.values())}",
+                file=str(path),
+                hint=_FOLDERS_HINT,
+            )
+    return files
 
 
 def load_rules(overlays: Sequence[Path] = (), base: Path | None = None) -> RuleBase:
-    """Bundled rules (or ``base``), then each overlay folder: same id replaces."""
+    """Bundled rules (or ``base``), then each overlay folder: same id replaces.
+
+    The bundled rules must each sit in their kind's folder; ``base`` and overlays may
+    also hold rule files directly (see :func:`_rule_files`).
+    """
     folders = [base or data_dir("rules"), *overlays]
     by_id: dict[str, Rule] = {}
     # The bundled rules' parsed TOML is cached per user (validation still runs).
     documents = bundled_documents() if base is None else None
     for number, folder in enumerate(folders):
         read = documents.read if documents is not None and number == 0 else load_document
-        for path in _rule_files(folder):
-            rule = load_rule_file(path, read)
+        for path, kind in _rule_files(folder, bundled=base is None and number == 0):
+            rule = load_rule_file(path, read, kind)
             by_id[rule.id] = rule
     if documents is not None:
         documents.flush()
