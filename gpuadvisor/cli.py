@@ -397,7 +397,7 @@ def rules_list(
     fmt: Annotated[ListFormat, typer.Option("--format", "-f")] = ListFormat.table,
 ) -> None:
     """List every rule with its category, severity and kind."""
-    from gpuadvisor.engine.rules import rule_doc
+    from gpuadvisor.engine.rulecheck import rule_doc
 
     base = _rulebase(rules)
     docs = [rule_doc(rule) for rule in base.rules]
@@ -414,7 +414,7 @@ def rules_explain(
     rule_id: Annotated[str, typer.Argument(help="Rule id (or old alias).")], rules: RulesOpt = None
 ) -> None:
     """Print a rule's own documentation: what it checks, why, what to do, its examples."""
-    from gpuadvisor.engine.rules import rule_doc
+    from gpuadvisor.engine.rulecheck import rule_doc
 
     doc = rule_doc(_rulebase(rules).get(rule_id))
     lines = [
@@ -454,7 +454,8 @@ def rules_lint(
     folder: Annotated[Path | None, typer.Argument(help="Rules folder (default: bundled).")] = None,
 ) -> None:
     """Refuse rules without rationale, action, category or passing examples."""
-    from gpuadvisor.engine.rules import lint_rules, load_rules
+    from gpuadvisor.engine.rulecheck import lint_rules
+    from gpuadvisor.engine.rules import load_rules
 
     base = load_rules(base=folder)
     if not base.rules:
@@ -470,7 +471,7 @@ def rules_lint(
 @rules_app.command("test")
 def rules_test(rules: RulesOpt = None) -> None:
     """Run every rule's examples."""
-    from gpuadvisor.engine.rules import run_examples
+    from gpuadvisor.engine.rulecheck import run_examples
 
     base = _rulebase(rules)
     results = run_examples(base.rules)

@@ -66,6 +66,8 @@ SEVERITY_ORDER: dict[str, int] = {"blocker": 0, "warning": 1, "advice": 2, "info
 #: holds it (see ``RULE_FOLDERS``).
 RuleKind = Literal["preference", "constraint", "fix-first"]
 RULE_KINDS: tuple[RuleKind, ...] = get_args(RuleKind)
+#: The rules folder of each kind: the kind's own name (``rules/fix-first/XID-001.toml``).
+RULE_FOLDERS: dict[RuleKind, str] = {kind: kind for kind in RULE_KINDS}
 
 # -- the profile ----------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ price_source = "https://www.nvidia.com/en-us/design-visualization/rtx-6000/"
 """
 
 #: A bundled rule whose copy in an overlay folder replaces it (valid as it stands).
-RULE_FILE = REPO / "rules" / "shape" / "JOBS-001.toml"
+RULE_FILE = REPO / "rules" / "preference" / "JOBS-001.toml"
 RULE = RULE_FILE.read_text(encoding="utf-8")
 
 #: A short evidence capture that parses (nvidia-smi -L).

@@ -175,7 +175,7 @@ def test_rules_lint_refuses_bad_folder(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_rules_overlay_with_typo_is_refused(cli: Cli, profile: Path, tmp_path: Path) -> None:
-    source = Path(__file__).resolve().parents[1] / "rules" / "shape" / "LAT-001.toml"
+    source = Path(__file__).resolve().parents[1] / "rules" / "preference" / "LAT-001.toml"
     text = source.read_text().replace("workload.objective ==", "workload.objectve ==")
     (tmp_path / "LAT-001.toml").write_text(text)
     assert_clean_error(

@@ -6,15 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.engine.rules import (
-    Example,
-    Rule,
-    RuleBase,
-    lint_rule,
-    load_rule_file,
-    load_rules,
-    run_example,
-)
+from gpuadvisor.engine.rulecheck import lint_rule, lint_rules, run_example
+from gpuadvisor.engine.rules import Example, Rule, RuleBase, load_rule_file, load_rules
 from gpuadvisor.errors import InputError
 from gpuadvisor.vocabulary import CATEGORIES
 
@@ -135,8 +128,6 @@ def test_lint_reports_a_failing_example(tmp_path: Path) -> None:
         '"workload.vram_need_gib" = 8', '"workload.vram_need_gib" = 80'
     )
     _write(tmp_path, "TEST-001", text)
-    from gpuadvisor.engine.rules import lint_rules
-
     problems = lint_rules(load_rules(base=tmp_path))
     assert any("TEST-001::small" in p for p in problems)
 

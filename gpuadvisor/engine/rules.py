@@ -1,6 +1,7 @@
-"""Rules as data: model, loading, linting, evaluation and the examples each rule carries.
+"""Rules as data: the file format, compiling a rule's conditions, and loading rule folders.
 
-One TOML file per rule under ``rules/<area>/<ID>.toml``. A rule reads facts (see
+One TOML file per rule under ``rules/<kind>/<ID>.toml``, the folder being the rule's kind
+(``preference``, ``constraint``, ``fix-first``; see ``rules/README.md``). A rule reads facts (see
 :mod:`gpuadvisor.engine.factspec`) through a checked condition and, when it fires, records a
 finding and moves the decision:
 
@@ -10,16 +11,18 @@ finding and moves the decision:
   true is eliminated, and the rule is named as the reason.
 - ``[effect]``: ``shape`` and ``class`` weights (positive prefers, negative avoids) and
   ``fix_first = true`` for "fix this before buying".
+
+A rule's examples, its lint and its documentation are :mod:`gpuadvisor.engine.rulecheck`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -30,7 +33,15 @@ from gpuadvisor.inputs.cache import Document, bundled_documents
 from gpuadvisor.inputs.textio import load_document, locate_field
 from gpuadvisor.inputs.validation import input_error
 from gpuadvisor.resources import data_dir
-from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape, format_value
+from gpuadvisor.vocabulary import (
+    RULE_FOLDERS,
+    Category,
+    GpuClass,
+    RuleKind,
+    Severity,
+    Shape,
+    format_value,
+)
 
 RULES_VERSION = "2026.11.1"
 
@@ -90,6 +101,13 @@ class RuleData(_Strict):
         return value
 
 
+def rule_kind(rule: RuleData) -> RuleKind:
+    """What the rule does, read from its content; also the folder it sits in."""
+    if rule.require is not None:
+        return "constraint"
+    return "fix-first" if rule.effect.fix_first else "preference"
+
+
 @dataclass(frozen=True)
 class Rule:
     data: RuleData
@@ -121,6 +139,10 @@ class Rule:
     @property
     def is_constraint(self) -> bool:
         return self.require is not None
+
+    @property
+    def kind(self) -> RuleKind:
+        return rule_kind(self.data)
 
     @property
     def fact_names(self) -> tuple[str, ...]:
@@ -228,7 +250,12 @@ def _compile(rule: RuleData, path: Path, text: str) -> Rule:
     return Rule(data=rule, when=when, require=require, path=str(path))
 
 
-def load_rule_file(path: Path, read: Callable[[Path], Document] = load_document) -> Rule:
+def load_rule_file(
+    path: Path,
+    read: Callable[[Path], Document] = load_document,
+    folder_kind: RuleKind | None = None,
+) -> Rule:
+    """One rule file; ``folder_kind`` is the kind its folder declares, if it sits in one."""
     data, text = read(path)
     try:
         rule = RuleData.model_validate(data)
@@ -247,25 +274,94 @@ def load_rule_file(path: Path, read: Callable[[Path], Document] = load_document)
             file=str(path),
             field="id",
         )
+    if folder_kind is not None and rule_kind(rule) != folder_kind:
+        raise _misfiled(rule, folder_kind, path, text)
     return _compile(rule, path, text)
 
 
-def _rule_files(folder: Path) -> list[Path]:
+_WHY_KIND: dict[RuleKind, str] = {
+    "constraint": "it has `require`",
+    "fix-first": "its effect has fix_first = true",
+    "preference": "it has no `require` and no effect.fix_first",
+}
+_KIND_FIELD: dict[RuleKind, tuple[str, ...]] = {
+    "constraint": ("require",),
+    "fix-first": ("effect", "fix_first"),
+    "preference": ("effect",),
+}
+_FOLDERS_HINT = (
+    "a rule's folder is its kind: "
+    f"{RULE_FOLDERS['preference']}/ (moves shape and class weights), "
+    f"{RULE_FOLDERS['constraint']}/ (has `require`), "
+    f"{RULE_FOLDERS['fix-first']}/ (effect.fix_first = true)"
+)
+
+
+def _misfiled(rule: RuleData, folder_kind: RuleKind, path: Path, text: str) -> InputError:
+    kind = rule_kind(rule)
+    # The field that makes the rule what it is, or (a preference) the one its folder wants.
+    decisive = folder_kind if kind == "preference" else kind
+    key = _KIND_FIELD[decisive]
+    line = locate_field(text, key) or locate_field(text, key[:1])
+    return InputError(
+        f"rule {rule.id} is a {kind} rule ({_WHY_KIND[kind]}) but sits in "
+        f"{RULE_FOLDERS[folder_kind]}/; it belongs in {RULE_FOLDERS[kind]}/",
+        file=str(path),
+        line=line,
+        field=".".join(key),
+        hint=_FOLDERS_HINT,
+    )
+
+
+_KIND_OF_FOLDER: dict[str, RuleKind] = {folder: kind for kind, folder in RULE_FOLDERS.items()}
+
+
+def _rule_files(folder: Path, *, bundled: bool) -> list[tuple[Path, RuleKind | None]]:
+    """Each rule file (``*.toml``) with the kind its folder declares.
+
+    A rule file sits in a kind folder (``preference/``, ``constraint/``, ``fix-first/``);
+    in an overlay it may also sit directly in the folder given (kind ``None``: read from
+    the rule). Any other place is refused before the file is read.
+    """
     if not folder.is_dir():
         raise InputError("rules folder not found", file=str(folder))
-    return sorted(folder.rglob("*.toml"))
+    files: list[tuple[Path, RuleKind | None]] = []
+    for path in sorted(folder.rglob("*.toml")):
+        parts = path.relative_to(folder).parts
+        if len(parts) == 2 and parts[0] in _KIND_OF_FOLDER:
+            files.append((path, _KIND_OF_FOLDER[parts[0]]))
+        elif len(parts) == 1 and not bundled:
+            files.append((path, None))
+        else:
+            where = (
+                f"rule file in {'/'.join(parts[:-1])}/, which is not a rule kind"
+                if len(parts) > 1
+                else "rule file directly in the bundled rules folder"
+            )
+            place = "directly in the overlay folder or in " if not bundled else "in "
+            raise InputError(
+                f"{where}; rule files sit "
+                f"{place}{', '.join(f + '/' for f in RULE_FOLDERS.values())}",
+                file=str(path),
+                hint=_FOLDERS_HINT,
+            )
+    return files
 
 
 def load_rules(overlays: Sequence[Path] = (), base: Path | None = None) -> RuleBase:
-    """Bundled rules (or ``base``), then each overlay folder: same id replaces."""
+    """Bundled rules (or ``base``), then each overlay folder: same id replaces.
+
+    The bundled rules must each sit in their kind's folder; ``base`` and overlays may
+    also hold rule files directly (see :func:`_rule_files`).
+    """
     folders = [base or data_dir("rules"), *overlays]
     by_id: dict[str, Rule] = {}
     # The bundled rules' parsed TOML is cached per user (validation still runs).
     documents = bundled_documents() if base is None else None
     for number, folder in enumerate(folders):
         read = documents.read if documents is not None and number == 0 else load_document
-        for path in _rule_files(folder):
-            rule = load_rule_file(path, read)
+        for path, kind in _rule_files(folder, bundled=base is None and number == 0):
+            rule = load_rule_file(path, read, kind)
             by_id[rule.id] = rule
     if documents is not None:
         documents.flush()
@@ -286,148 +382,3 @@ def _check_aliases(by_id: Mapping[str, Rule]) -> None:
                     field="aliases",
                 )
             seen[alias] = rule.id
-
-
-# -- examples ------------------------------------------------------------------------
-
-#: The facts an example starts from, before its own facts apply: a plain one-card
-#: inference profile with no evidence and a catalog whose largest cards are fixed here,
-#: so examples never depend on the shipped catalog.
-EXAMPLE_BASELINE: dict[str, Value] = {
-    "workload.kind": "inference",
-    "workload.objective": "throughput",
-    "workload.latency_slo_ms": None,
-    "workload.interactive": False,
-    "workload.vram_need_gib": 16.0,
-    "workload.concurrent_jobs": 1,
-    "workload.parallelism": "none",
-    "workload.model_parallel_ready": False,
-    "workload.sync_heavy": False,
-    "workload.job_hours": 2.0,
-    "workload.frame_pacing_critical": False,
-    "workload.io_pattern": "local-nvme",
-    "workload.small_files": False,
-    "requirements.ecc": "no",
-    "requirements.silent_corruption_unacceptable": False,
-    "requirements.certified_drivers": False,
-    "requirements.isv_app_count": 0,
-    "requirements.display_sync": False,
-    "requirements.vgpu": False,
-    "requirements.lifecycle_years": 3,
-    "requirements.fleet_homogeneity": False,
-    "requirements.downtime_cost_per_hour_usd": 0.0,
-    "platform.chassis": "tower",
-    "platform.airflow": "open",
-    "platform.max_gpu_slot_width": 3,
-    "platform.gpu_count_max": 2,
-    "platform.psu_headroom_w": 800.0,
-    "platform.cpu_sockets": 1,
-    "platform.pcie_gen": 4,
-    "platform.nvlink_possible": False,
-    "team.multi_gpu_experience": "none",
-    "budget.max_usd": 10000.0,
-    "budget.electricity_usd_per_kwh": 0.15,
-    "host.evidence_present": False,
-    "catalog.max_vram_gib": 141.0,
-    "catalog.max_consumer_vram_gib": 32.0,
-    "catalog.max_professional_vram_gib": 96.0,
-    "catalog.approved_list_active": False,
-}
-
-
-@dataclass(frozen=True)
-class ExampleResult:
-    rule_id: str
-    example: str
-    expected: str
-    passed: bool
-    detail: str
-
-    @property
-    def test_id(self) -> str:
-        return f"{self.rule_id}::{self.example}"
-
-
-def rule_fires(rule: Rule, facts: Mapping[str, Value]) -> bool:
-    """Preference rule: ``when`` is true. Constraint rule: it eliminates the option."""
-    if not rule.when.holds(facts):
-        return False
-    if rule.require is None:
-        return True
-    return not rule.require.holds((facts, facts, facts))
-
-
-def run_example(rule: Rule, example: Example) -> ExampleResult:
-    facts = {**EXAMPLE_BASELINE, **example.facts}
-    fired = rule_fires(rule, facts)
-    expected_fire = example.expect == "fire"
-    passed = fired == expected_fire
-    when_value = rule.when.evaluate(facts)
-    detail = f"when = {format_value(when_value)}"
-    if rule.require is not None:
-        detail += f", require = {format_value(rule.require.evaluate((facts, facts, facts)))}"
-    return ExampleResult(rule.id, example.name, example.expect, passed, detail)
-
-
-def run_examples(rules: Iterable[Rule]) -> list[ExampleResult]:
-    return [run_example(rule, ex) for rule in rules for ex in rule.data.examples]
-
-
-# -- lint ----------------------------------------------------------------------------
-
-
-def lint_rule(rule: Rule) -> list[str]:
-    """What a maintained rule must have beyond loading: the ruff-style self-documentation."""
-    problems: list[str] = []
-    data = rule.data
-    expects = {ex.expect for ex in data.examples}
-    if "fire" not in expects:
-        problems.append("needs an example that fires")
-    if "no-fire" not in expects:
-        problems.append("needs an example that does not fire")
-    read = set(rule.when.names) | set(rule.require.names if rule.require else ())
-    for example in data.examples:
-        if not read & set(example.facts):
-            problems.append(f"example {example.name!r} sets none of the facts the rule reads")
-    if data.effect.fix_first and rule.require is not None:
-        problems.append("a constraint rule cannot be a fix-first gate")
-    for url in data.references:
-        if not url.startswith("https://"):
-            problems.append(f"reference {url!r} is not an https:// URL")
-    return problems
-
-
-def lint_rules(base: RuleBase) -> list[str]:
-    problems: list[str] = []
-    for rule in base.rules:
-        problems += [f"{rule.path}: {rule.id}: {p}" for p in lint_rule(rule)]
-    for result in run_examples(base.rules):
-        if not result.passed:
-            problems.append(
-                f"{base.get(result.rule_id).path}: {result.test_id}: expected "
-                f"{result.expected}, got the opposite ({result.detail})"
-            )
-    return problems
-
-
-def rule_doc(rule: Rule) -> dict[str, Any]:
-    """The rule's own text, as ``rules explain`` serves it."""
-    data = rule.data
-    return {
-        "id": data.id,
-        "title": data.title,
-        "category": data.category,
-        "severity": data.severity,
-        "kind": "constraint"
-        if rule.is_constraint
-        else ("fix-first" if data.effect.fix_first else "preference"),
-        "when": data.when,
-        "require": data.require,
-        "effect": data.effect.model_dump(by_alias=True),
-        "rationale": data.rationale,
-        "action": data.action,
-        "references": list(data.references),
-        "aliases": list(data.aliases),
-        "examples": [ex.model_dump() for ex in data.examples],
-        "file": rule.path,
-    }
