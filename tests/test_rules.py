@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuadvisor.decision.words import fill
 from gpuadvisor.engine.rulecheck import lint_rule, lint_rules, run_example
 from gpuadvisor.engine.rules import Example, Rule, RuleBase, load_rule_file, load_rules
 from gpuadvisor.errors import InputError
@@ -67,7 +68,7 @@ def test_overlay_rule_loads_and_replaces(tmp_path: Path) -> None:
     _write(tmp_path, "TEST-001", GOOD.format(extra=""))
     base = load_rules([tmp_path])
     rule = base.get("TEST-001")
-    assert rule.action_text({"workload.vram_need_gib": 40.0}) == "Buy a card with 40 GiB."
+    assert fill(rule.data.action, {"workload.vram_need_gib": 40.0}) == "Buy a card with 40 GiB."
     assert len(base.rules) == len(_BUNDLED.rules) + 1
 
 

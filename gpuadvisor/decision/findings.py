@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Literal
 
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst
+from gpuadvisor.decision.words import fill
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.factspec import FACTS_BY_NAME, HOST_FACTS
@@ -63,8 +64,8 @@ def _rule_finding(
         severity=rule.data.severity,
         title=rule.data.title,
         evidence=_evidence_text(values),
-        rationale=rule.rationale_text(core.facts),
-        action=rule.action_text(core.facts),
+        rationale=fill(rule.data.rationale, core.facts),
+        action=fill(rule.data.action, core.facts),
         effect=effect,
         kind=kind,
         facts=values,
@@ -111,8 +112,8 @@ def _phrase(rule: Rule, core: Core, facts: FactSet) -> FixFirst | Finding:
             category=rule.data.category,
             title=rule.data.title,
             evidence=_evidence_text(values),
-            action=rule.action_text(core.facts),
-            rationale=rule.rationale_text(core.facts),
+            action=fill(rule.data.action, core.facts),
+            rationale=fill(rule.data.rationale, core.facts),
             facts=values,
         )
     return _rule_finding(rule, core, values, _effect_text(rule), "preference")

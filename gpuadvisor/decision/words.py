@@ -3,8 +3,12 @@ and the what-would-change lines."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from gpuadvisor.decision.model import Sensitivity
 from gpuadvisor.engine.core import Outcome
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.rules import PLACEHOLDER
 from gpuadvisor.engine.sensitivity import Flip
 from gpuadvisor.vocabulary import format_value
 
@@ -36,3 +40,8 @@ def describe_flip(flip: Sensitivity) -> str:
     if flip.direction == "down":
         return f"If {flip.input} falls to {at} (now {format_value(flip.current)}): {flip.to}."
     return f"If {flip.input} were {at} (now {format_value(flip.current)}): {flip.to}."
+
+
+def fill(template: str, facts: Mapping[str, Value]) -> str:
+    """A rule's text with each ``{fact.name}`` placeholder replaced by the fact's value."""
+    return PLACEHOLDER.sub(lambda m: format_value(facts.get(m.group(1))), template)

@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from gpuadvisor.engine.expr import Expression, ExpressionError, Value, compile_expression
+from gpuadvisor.engine.expr import Expression, ExpressionError, compile_expression
 from gpuadvisor.engine.factspec import FACTS_BY_NAME, schema_for
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.inputs.cache import Document, bundled_documents
@@ -40,14 +40,14 @@ from gpuadvisor.vocabulary import (
     RuleKind,
     Severity,
     Shape,
-    format_value,
 )
 
 RULES_VERSION = "2026.11.1"
 
 
 _ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-\d{3}$")
-_PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z0-9_]+)+)\}")
+#: ``{fact.name}`` in a rule's rationale or action (filled by the decision's phrasing).
+PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z0-9_]+)+)\}")
 
 
 class _Strict(BaseModel):
@@ -134,7 +134,7 @@ class Rule:
         )
         object.__setattr__(self, "require_per_option", per_option)
         texts = self.data.rationale + self.data.action
-        object.__setattr__(self, "placeholders", tuple(dict.fromkeys(_PLACEHOLDER.findall(texts))))
+        object.__setattr__(self, "placeholders", tuple(dict.fromkeys(PLACEHOLDER.findall(texts))))
 
     @property
     def is_constraint(self) -> bool:
@@ -152,17 +152,6 @@ class Rule:
             names += [n for n in self.require.names if FACTS_BY_NAME[n].scope == "global"]
         names += list(self.data.evidence)
         return tuple(dict.fromkeys(names))
-
-    def action_text(self, facts: Mapping[str, Value]) -> str:
-        return fill(self.data.action, facts)
-
-    def rationale_text(self, facts: Mapping[str, Value]) -> str:
-        return fill(self.data.rationale, facts)
-
-
-def fill(template: str, facts: Mapping[str, Value]) -> str:
-    """Replace ``{fact.name}`` placeholders with the fact's value."""
-    return _PLACEHOLDER.sub(lambda m: format_value(facts.get(m.group(1))), template)
 
 
 @dataclass(frozen=True)
@@ -222,7 +211,7 @@ def _compile(rule: RuleData, path: Path, text: str) -> Rule:
         except ExpressionError as exc:
             raise fail("require", exc) from None
     for key in ("action", "rationale"):
-        for name in _PLACEHOLDER.findall(getattr(rule, key)):
+        for name in PLACEHOLDER.findall(getattr(rule, key)):
             if name not in FACTS_BY_NAME:
                 raise InputError(
                     f"rule {rule.id}: placeholder {{{name}}} names no fact",
