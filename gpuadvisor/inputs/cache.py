@@ -14,13 +14,23 @@ corrupt file) means working without it, never an error. Parsed documents are onl
 rule or SKU through. An entry is used only while its file has the same size,
 modification time and inode, and a file changed in the last few seconds is not cached
 at all (its timestamp may not yet tell a later edit apart).
+
+The documents' cache file, ``documents.json``, holds data, not code: one JSON array,
+read with :mod:`json` only (a planted pickle, or any file that is not this JSON, is
+damage: ignored and replaced). Its first element indexes the entries: a stamp and
+where the entry's own JSON text lies in the file. Each entry is decoded only when its
+document is asked for, anew each time, so every caller gets a fresh copy. An entry
+holds the path, the parsed data, the file's text and where in the data TOML's dates and
+times lie (JSON has none: they are written as ISO 8601 strings and turned back on
+decoding), so a cached document comes back equal to a parse, of the same types.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime
+import json
 import os
-import pickle
 import stat
 import time
 from collections.abc import Callable
@@ -31,12 +41,12 @@ from gpuadvisor import __version__
 
 #: Files modified more recently than this are parsed but not cached.
 SETTLE_SECONDS = 2.0
-_FORMAT = 1
+_FORMAT = 2
 
 Document = tuple[dict[str, Any], str]
 
 
-#: Largest cache file read (the bundled documents pickle to well under 1 MiB).
+#: Largest cache file read (the bundled documents take well under 1 MiB).
 MAX_CACHE_BYTES = 64 * 1024 * 1024
 
 
@@ -112,47 +122,149 @@ def _read_private_file(file: Path) -> bytes | None:
         return handle.read(MAX_CACHE_BYTES + 1)
 
 
-def _valid_entries(stored: object) -> dict[str, tuple[Stamp, bytes]]:
-    """The well-formed entries of an unpickled cache file (anything else is dropped)."""
-    if not isinstance(stored, dict) or stored.get("format") != _FORMAT:
+#: TOML's values that JSON lacks, by the name an entry's list of them uses: written as
+#: ISO 8601 strings, read back by these.
+_READERS: dict[str, Callable[[str], object]] = {
+    "datetime": datetime.datetime.fromisoformat,
+    "date": datetime.date.fromisoformat,
+    "time": datetime.time.fromisoformat,
+}
+
+#: Where a value lies in a document: its keys and list indexes from the top.
+_Place = list[str | int]
+
+#: Between the elements of a cache file: one a line.
+_SEPARATOR = ",\n"
+
+
+class _Uncachable(ValueError):
+    """A document that this JSON cannot hold exactly (a type no parser gives)."""
+
+
+def _to_json(value: object, place: _Place, dates: list[_Place]) -> object:
+    """``value`` as JSON can hold it, each date and time an ISO 8601 string whose kind
+    and place are added to ``dates``; :class:`_Uncachable` for anything else."""
+    # Exact types: a bool is an int too, a datetime a date, a subclass may hold more.
+    if type(value) is dict:
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Uncachable(type(key).__name__)
+            out[key] = _to_json(item, [*place, key], dates)
+        return out
+    if type(value) is list:
+        return [_to_json(item, [*place, index], dates) for index, item in enumerate(value)]
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if type(value) is datetime.datetime:
+        if value.tzinfo is not None and type(value.tzinfo) is not datetime.timezone:
+            raise _Uncachable("datetime")  # a zone that a fixed offset cannot stand for
+        kind = "datetime"
+    elif type(value) is datetime.date:
+        kind = "date"
+    elif type(value) is datetime.time and value.tzinfo is None:  # TOML times have none
+        kind = "time"
+    else:
+        raise _Uncachable(type(value).__name__)
+    dates.append([kind, *place])
+    return value.isoformat()
+
+
+def _encode(key: str, document: Document) -> str:
+    """One entry's JSON text (ASCII, one line) for :func:`_decode`."""
+    data, text = document
+    dates: list[_Place] = []
+    encoded = _to_json(data, [], dates)
+    return json.dumps([key, encoded, text, dates], separators=(",", ":"))
+
+
+def _decode(key: str, payload: str) -> Document | None:
+    """The document of the entry :func:`_encode` wrote for ``key``, a new copy each
+    time; None if it is not one (an error if it is damaged past that)."""
+    entry = json.loads(payload)
+    if not (isinstance(entry, list) and len(entry) == 4 and entry[0] == key):
+        return None
+    _, data, text, dates = entry
+    if not (isinstance(data, dict) and isinstance(text, str) and isinstance(dates, list)):
+        return None
+    for kind, *place, last in dates:
+        container = data
+        for step in place:
+            container = container[step]
+        if type(container[last]) is not str:
+            return None
+        container[last] = _READERS[kind](container[last])
+    return data, text
+
+
+def _valid_entries(index: object, documents: str, start: int) -> dict[str, tuple[Stamp, str]]:
+    """The well-formed entries of a cache file's index (anything else is dropped), each
+    with its JSON text: ``documents[start + offset:][:length]``."""
+    if not isinstance(index, dict) or index.get("format") != _FORMAT:
         return {}
-    entries = stored.get("entries")
+    entries = index.get("entries")
     if not isinstance(entries, dict):
         return {}
-    valid: dict[str, tuple[Stamp, bytes]] = {}
+    valid: dict[str, tuple[Stamp, str]] = {}
     for key, entry in entries.items():
         if (
-            isinstance(key, str)
-            and isinstance(entry, tuple)
-            and len(entry) == 2
-            and isinstance(entry[1], bytes)
-            and isinstance(entry[0], tuple)
+            isinstance(entry, list)
+            and len(entry) == 3
+            and isinstance(entry[0], list)
             and len(entry[0]) == 6
-            and all(type(part) is int for part in entry[0])
+            and all(type(part) is int for part in [*entry[0], entry[1], entry[2]])
+            and entry[1] >= 0
+            and entry[2] > 0
         ):
-            valid[key] = entry
+            stamp, offset, length = entry
+            begin = start + offset
+            valid[key] = (
+                (stamp[0], stamp[1], stamp[2], stamp[3], stamp[4], stamp[5]),
+                documents[begin : begin + length],
+            )
     return valid
 
 
-class DocumentCache:
-    """Parsed documents by path, read from and written to one file in the cache folder.
+def _read_entries(data: bytes) -> dict[str, tuple[Stamp, str]]:
+    """The entries of a cache file's bytes; an error if they are not such a file."""
+    text = data.decode("ascii")
+    if not text.startswith("["):
+        return {}
+    index, end = json.JSONDecoder().raw_decode(text, 1)
+    return _valid_entries(index, text, end + len(_SEPARATOR))
 
-    Each entry holds its document pickled on its own, so every caller gets a fresh copy
-    it may change freely.
+
+def _cache_file_text(entries: dict[str, tuple[Stamp, str]]) -> str:
+    """A JSON array: the index, then each entry's JSON text, one a line."""
+    index: dict[str, list[object]] = {}
+    offset = 0
+    for key, (stamp, payload) in entries.items():
+        index[key] = [list(stamp), offset, len(payload)]
+        offset += len(payload) + len(_SEPARATOR)
+    head = json.dumps({"format": _FORMAT, "entries": index}, separators=(",", ":"))
+    return "[" + _SEPARATOR.join([head, *(payload for _, payload in entries.values())]) + "]\n"
+
+
+class DocumentCache:
+    """Parsed documents by path, read from and written to one JSON file in the cache
+    folder.
+
+    Each entry holds its document encoded on its own and is decoded only when asked
+    for, so every caller gets a fresh copy it may change freely.
     """
 
     def __init__(self, file: Path | None) -> None:
         self.file = file
-        self._entries: dict[str, tuple[Stamp, bytes]] | None = None
+        self._entries: dict[str, tuple[Stamp, str]] | None = None
         self._dirty = False
 
-    def _load(self) -> dict[str, tuple[Stamp, bytes]]:
+    def _load(self) -> dict[str, tuple[Stamp, str]]:
         if self._entries is None:
             self._entries = {}
             data = _read_private_file(self.file) if self.file is not None else None
             if data is not None:
                 with contextlib.suppress(Exception):  # any damage: start afresh
-                    self._entries = _valid_entries(pickle.loads(data))
+                    self._entries = _read_entries(data)
         return self._entries
 
     def get(self, path: Path, parse: Callable[[Path], Document]) -> Document:
@@ -169,15 +281,13 @@ class DocumentCache:
         found = entries.get(key)
         if found is not None and found[0] == _stamp(status):
             with contextlib.suppress(Exception):
-                document = pickle.loads(found[1])
-                if isinstance(document, tuple) and len(document) == 2:
-                    data, text = document
-                    if isinstance(data, dict) and isinstance(text, str):
-                        return data, text
+                cached = _decode(key, found[1])
+                if cached is not None:
+                    return cached
         document = parse(path)
         if time.time() - status.st_mtime >= SETTLE_SECONDS:
-            with contextlib.suppress(Exception):
-                entries[key] = (_stamp(status), pickle.dumps(document, pickle.HIGHEST_PROTOCOL))
+            with contextlib.suppress(Exception):  # _Uncachable: parsed every time
+                entries[key] = (_stamp(status), _encode(key, document))
                 self._dirty = True
         return document
 
@@ -192,17 +302,16 @@ class DocumentCache:
         if not self._dirty or self.file is None or self._entries is None:
             return
         self._dirty = False
-        payload = {"format": _FORMAT, "entries": self._entries}
         import tempfile
 
         temporary = None
         try:
             handle, temporary = tempfile.mkstemp(prefix=".documents-", dir=self.file.parent)
-            with os.fdopen(handle, "wb") as out:
-                pickle.dump(payload, out, pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(handle, "w", encoding="ascii", newline="\n") as out:
+                out.write(_cache_file_text(self._entries))
             os.replace(temporary, self.file)
             temporary = None
-        except OSError:
+        except (OSError, ValueError):
             pass
         finally:
             if temporary is not None:
@@ -218,7 +327,7 @@ def bundled_documents() -> DocumentCache:
     off or impossible)."""
     global _DOCUMENTS
     folder = user_cache_folder(f"documents-{__version__}")
-    file = folder / "documents.pickle" if folder is not None else None
+    file = folder / "documents.json" if folder is not None else None
     if _DOCUMENTS is None or _DOCUMENTS.file != file:
         _DOCUMENTS = DocumentCache(file)
     return _DOCUMENTS
