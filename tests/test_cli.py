@@ -228,7 +228,7 @@ def test_one_command_apps_behave_as_the_whole_application(suffix: list[str]) -> 
     """main() builds only the command it runs; help, parsing and errors are unchanged."""
     import typer
 
-    from gpuadvisor import cli as cli_module
+    from gpuadvisor.cli import app as cli_module
 
     whole = typer.main.get_command(cli_module.app)
     names = [
