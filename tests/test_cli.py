@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuadvisor.engine.rules import RuleBase
+
 from .conftest import CliResult
 
 Cli = Callable[..., CliResult]
@@ -167,6 +169,16 @@ def test_rules_commands(cli: Cli) -> None:
     tested = cli("rules", "test")
     assert tested.exit_code == 0 and ", 0 failed" in tested.stdout
     assert "workload.vram_need_gib" in cli("rules", "facts").stdout
+
+
+def test_rules_explain_prints_the_decision_packages_text(cli: Cli, rulebase: RuleBase) -> None:
+    """The phrasing lives in gpuadvisor.decision.explain; the command only prints it."""
+    from gpuadvisor.decision.explain import explain_rule
+
+    for rule in rulebase.rules:
+        text = explain_rule(rule)
+        assert text.startswith(f"{rule.data.id}: {rule.data.title}\n")
+        assert cli("rules", "explain", rule.data.id).stdout == text + "\n"
 
 
 def test_rules_lint_refuses_bad_folder(cli: Cli, tmp_path: Path) -> None:

@@ -39,39 +39,9 @@ def rules_explain(
     rule_id: Annotated[str, typer.Argument(help="Rule id (or old alias).")], rules: RulesOpt = None
 ) -> None:
     """Print a rule's own documentation: what it checks, why, what to do, its examples."""
-    from gpuadvisor.engine.rules import rule_doc
+    from gpuadvisor.decision.explain import explain_rule
 
-    doc = rule_doc(load_overlaid_rules(rules).get(rule_id))
-    lines = [
-        f"{doc['id']}: {doc['title']}",
-        f"category: {doc['category']}   severity: {doc['severity']}   kind: {doc['kind']}",
-        "",
-        "## When it applies",
-        f"    {doc['when']}",
-    ]
-    if doc["require"]:
-        lines += ["", "## What every option must meet", f"    {doc['require']}"]
-    effect = doc["effect"]
-    moves = [f"{k} {v:+d}" for k, v in {**effect["shape"], **effect["class"]}.items()]
-    if effect["fix_first"]:
-        moves.append("fix before buying")
-    lines += [
-        "",
-        "## Effect on the decision",
-        "    " + (", ".join(moves) or "constraint / informational"),
-    ]
-    lines += ["", "## Why it matters", " ".join(doc["rationale"].split())]
-    lines += ["", "## What to do", doc["action"]]
-    if doc["references"]:
-        lines += ["", "## References", *[f"- {u}" for u in doc["references"]]]
-    lines += ["", "## Examples"]
-    for example in doc["examples"]:
-        facts = ", ".join(f"{k} = {v}" for k, v in example["facts"].items())
-        lines.append(f"- {example['name']} ({example['expect']}): {facts}")
-    if doc["aliases"]:
-        lines += ["", "Old ids: " + ", ".join(doc["aliases"])]
-    lines += ["", f"file: {doc['file']}"]
-    typer.echo("\n".join(lines))
+    typer.echo(explain_rule(load_overlaid_rules(rules).get(rule_id)))
 
 
 def rules_lint(
