@@ -12,15 +12,11 @@ result. :func:`main` maps the error family to exit codes in one place:
 - ``commands_*``: one module per group of commands (profile, evidence, rules, catalog,
   meta: schema and version).
 
+Importing this package changes nothing outside it (not even ``os.environ``): what only
+the program should do is done by :mod:`gpuadvisor.launch`.
 """
 
 from __future__ import annotations
-
-import os
-
-# gpuadvisor uses no pydantic plugin; without this, the first model built scans every
-# installed distribution's entry points for plugins, a large share of start-up time.
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from gpuadvisor.cli.app import main
 
