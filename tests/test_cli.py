@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuadvisor.engine.rules import RuleBase
+
 from .conftest import CliResult
 
 Cli = Callable[..., CliResult]
@@ -169,6 +171,16 @@ def test_rules_commands(cli: Cli) -> None:
     assert "workload.vram_need_gib" in cli("rules", "facts").stdout
 
 
+def test_rules_explain_prints_the_decision_packages_text(cli: Cli, rulebase: RuleBase) -> None:
+    """The phrasing lives in gpuadvisor.decision.explain; the command only prints it."""
+    from gpuadvisor.decision.explain import explain_rule
+
+    for rule in rulebase.rules:
+        text = explain_rule(rule)
+        assert text.startswith(f"{rule.data.id}: {rule.data.title}\n")
+        assert cli("rules", "explain", rule.data.id).stdout == text + "\n"
+
+
 def test_rules_lint_refuses_bad_folder(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "X-001.toml").write_text('id = "X-001"\ntitle = "short"\n')
     assert_clean_error(cli("rules", "lint", str(tmp_path)), "X-001")
@@ -228,7 +240,7 @@ def test_one_command_apps_behave_as_the_whole_application(suffix: list[str]) -> 
     """main() builds only the command it runs; help, parsing and errors are unchanged."""
     import typer
 
-    from gpuadvisor import cli as cli_module
+    from gpuadvisor.cli import app as cli_module
 
     whole = typer.main.get_command(cli_module.app)
     names = [

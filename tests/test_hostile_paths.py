@@ -257,9 +257,9 @@ def test_new_outputs_follow_the_umask(cli: Cli, inputs: Inputs) -> None:
 
 def test_closed_stdout_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     """``gpuadvisor advise p.toml >&-``: Python starts with sys.stdout set to None."""
-    from gpuadvisor.cli import _emit
+    from gpuadvisor.cli.output import emit
     from gpuadvisor.errors import InputError
 
     monkeypatch.setattr(sys, "stdout", None)
     with pytest.raises(InputError, match="standard output is closed"):
-        _emit("text", None)
+        emit("text", None)

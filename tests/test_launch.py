@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 
@@ -19,8 +20,10 @@ def test_main_runs_with_the_collector_on_and_a_higher_threshold(
     def fake_main() -> None:
         seen["enabled"] = gc.isenabled()
         seen["threshold"] = gc.get_threshold()[0]
+        seen["plugins"] = os.environ.get("PYDANTIC_DISABLE_PLUGINS")
 
     monkeypatch.setattr("gpuadvisor.cli.main", fake_main)
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
     before = gc.get_threshold()
     try:
         launch.run()
@@ -28,7 +31,26 @@ def test_main_runs_with_the_collector_on_and_a_higher_threshold(
         gc.set_threshold(*before)
         gc.unfreeze()
         gc.enable()
-    assert seen == {"enabled": True, "threshold": launch.YOUNG_THRESHOLD}
+    assert seen == {"enabled": True, "threshold": launch.YOUNG_THRESHOLD, "plugins": "__all__"}
+
+
+def test_importing_the_cli_leaves_the_environment_alone() -> None:
+    """Only the program (launch.run) disables pydantic plugins; a program that imports
+    gpuadvisor.cli keeps its environment as it was."""
+    from .conftest import REPO
+
+    script = (
+        "import os, sys; before = dict(os.environ);"
+        "import gpuadvisor.cli, gpuadvisor.cli.app;"
+        "assert 'gpuadvisor.launch' not in sys.modules;"
+        "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env["PYTHONPATH"] = str(REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_errors_still_exit_with_their_code(monkeypatch: pytest.MonkeyPatch) -> None:

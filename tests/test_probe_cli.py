@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from gpuadvisor import cli
+from gpuadvisor.cli.commands_evidence import probe as probe_command
+from gpuadvisor.cli.commands_evidence import progress_line
 from gpuadvisor.engine.hostfacts import derive_host_facts
 from gpuadvisor.evidence import detect, dump_snapshot, load_evidence, parse_text
 from gpuadvisor.host.schema import HOST_SCHEMA, HostSnapshot
@@ -155,8 +157,8 @@ def test_cli_progress_bar_on_a_terminal(nvml_here: Callable[..., FakeTime]) -> N
 
 
 def test_progress_line() -> None:
-    assert cli.progress_line(9, 30, width=10) == "probe [###-------]   9/30 s, 21 s left"
-    assert cli.progress_line(30, 30, width=4) == "probe [####]  30/30 s, 0 s left"
+    assert progress_line(9, 30, width=10) == "probe [###-------]   9/30 s, 21 s left"
+    assert progress_line(30, 30, width=4) == "probe [####]  30/30 s, 0 s left"
 
 
 def test_cli_ctrl_c_still_writes_what_was_collected(
@@ -197,7 +199,7 @@ def test_cli_rejects_a_bad_window(args: list[str], nvml_here: Callable[..., Fake
 def test_cli_defaults_are_the_probe_defaults() -> None:
     import inspect
 
-    parameters = inspect.signature(cli.probe).parameters
+    parameters = inspect.signature(probe_command).parameters
     assert parameters["seconds"].default == probe.DEFAULT_SECONDS
     assert parameters["interval"].default == probe.DEFAULT_INTERVAL_S
 

@@ -1,0 +1,112 @@
+"""The Typer applications, which command a run builds, and :func:`main`, where the error
+family becomes exit codes: 0 success, 2 invalid input, 1 internal error."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any
+
+import typer
+
+from gpuadvisor.cli import (
+    commands_catalog,
+    commands_evidence,
+    commands_meta,
+    commands_profile,
+    commands_rules,
+)
+from gpuadvisor.errors import GpuAdvisorError, InternalError
+
+#: How every Typer application of this program behaves (see also _command_for).
+_BEHAVIOUR: dict[str, Any] = {
+    "name": "gpuadvisor",
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,
+}
+app = typer.Typer(
+    help="Which GPU purchase actually fixes this workload, with the reasons.",
+    no_args_is_help=True,
+    **_BEHAVIOUR,
+)
+rules_app = typer.Typer(help="Inspect, explain, lint and test the rule base.", no_args_is_help=True)
+catalog_app = typer.Typer(help="Browse and lint the GPU SKU catalog.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+app.add_typer(catalog_app, name="catalog")
+
+# The commands, in the order help lists them.
+app.command()(commands_profile.init)
+app.command()(commands_profile.ask)
+app.command()(commands_profile.advise)
+app.command()(commands_evidence.probe)
+app.command("import")(commands_evidence.import_)
+app.command()(commands_meta.schema)
+rules_app.command("list")(commands_rules.rules_list)
+rules_app.command("explain")(commands_rules.rules_explain)
+rules_app.command("lint")(commands_rules.rules_lint)
+rules_app.command("test")(commands_rules.rules_test)
+rules_app.command("facts")(commands_rules.rules_facts)
+catalog_app.command("list")(commands_catalog.catalog_list)
+catalog_app.command("show")(commands_catalog.catalog_show)
+catalog_app.command("lint")(commands_catalog.catalog_lint)
+app.command()(commands_meta.version)
+
+
+def _command_for(args: list[str]) -> Any:
+    """The click command to run ``args``: for a top-level command such as ``advise``,
+    a group holding only that command, else the whole application.
+
+    Typer turns every command's signature into click parameters when the application
+    is built; building one instead of all of them is a noticeable share of a short
+    run. The command's own parsing, help and errors are the same either way; anything
+    else (no command, ``--help``, a group such as ``rules``, a mistyped name that
+    deserves suggestions) gets the whole application.
+    """
+    name = args[0] if args else ""
+    if not name.startswith("-"):
+        for info in app.registered_commands:
+            callback = info.callback.__name__ if info.callback else ""
+            if name == (info.name or typer.main.get_command_name(callback)):
+                one = typer.Typer(**_BEHAVIOUR)
+                one.registered_commands.append(info)
+                # Two commands or a callback make Typer build a group (a single
+                # command would run without its name).
+                one.callback()(_no_options)
+                return typer.main.get_command(one)
+    return typer.main.get_command(app)
+
+
+def _no_options() -> None:
+    """The application takes no options of its own, only commands."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app and map errors to exit codes in one place.
+
+    Usage errors are handled by the command-line parser itself (exit 2 with usage);
+    everything gpuadvisor raises on purpose is caught here.
+    """
+    command = _command_for(sys.argv[1:] if argv is None else argv)
+    try:
+        command.main(args=argv, prog_name="gpuadvisor")
+    except GpuAdvisorError as exc:
+        typer.echo(f"gpuadvisor: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        typer.echo("gpuadvisor: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # the safety net for bugs
+        if os.environ.get("GPUADVISOR_DEBUG") == "1":
+            traceback.print_exc()
+        error = InternalError(f"internal error: {type(exc).__name__}: {exc}")
+        typer.echo(f"gpuadvisor: {error}", err=True)
+        typer.echo(
+            "please report this with the command line and input files; "
+            "GPUADVISOR_DEBUG=1 shows the traceback",
+            err=True,
+        )
+        sys.exit(1)
