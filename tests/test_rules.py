@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.decision.words import fill
+from gpuadvisor.decision.findings import fill
 from gpuadvisor.engine.rulecheck import lint_rule, lint_rules, run_example
 from gpuadvisor.engine.rules import Example, Rule, RuleBase, load_rule_file, load_rules
 from gpuadvisor.errors import InputError

@@ -26,9 +26,9 @@ from gpuadvisor.decision.model import (
     Provenance,
     Recommendation,
     Rejected,
+    Sensitivity,
 )
-from gpuadvisor.decision.words import sensitivity_entry
-from gpuadvisor.engine.core import Core, Engine
+from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.options import (
@@ -40,7 +40,7 @@ from gpuadvisor.engine.options import (
 )
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.engine.rules import Rule
-from gpuadvisor.engine.sensitivity import scan
+from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import CLASSES, format_value
 
@@ -220,6 +220,25 @@ def _confidence(core: Core) -> tuple[str, str | None]:
     if margin >= 2:
         return "medium", None
     return "low", f"{runner} scored {core.runner_up.score:+d} against {core.chosen.score:+d}"
+
+
+def describe_outcome(outcome: Outcome) -> str:
+    """``shape / class: N × card``, or that nothing fits."""
+    top = outcome.top
+    if top is None:
+        return "no card meets every requirement"
+    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}"
+
+
+def sensitivity_entry(flip: Flip) -> Sensitivity:
+    """One what-would-change entry of the decision."""
+    return Sensitivity(
+        input=flip.input,
+        current=flip.current,
+        flips_at=flip.flips_at,
+        to=describe_outcome(flip.outcome),
+        direction=flip.direction,
+    )
 
 
 def _number_or_none(value: Value) -> float | None:

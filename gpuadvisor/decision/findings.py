@@ -5,16 +5,22 @@ engine's own "nothing fits" finding."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Literal
 
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst
-from gpuadvisor.decision.words import fill
 from gpuadvisor.engine.core import Core
+from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.factspec import FACTS_BY_NAME, HOST_FACTS
 from gpuadvisor.engine.memo import Evaluated
-from gpuadvisor.engine.rules import Rule
+from gpuadvisor.engine.rules import PLACEHOLDER, Rule
 from gpuadvisor.vocabulary import SEVERITY_ORDER, format_value
+
+
+def fill(template: str, facts: Mapping[str, Value]) -> str:
+    """A rule's text with each ``{fact.name}`` placeholder replaced by the fact's value."""
+    return PLACEHOLDER.sub(lambda m: format_value(facts.get(m.group(1))), template)
 
 
 def _fact_values(rule: Rule, facts: FactSet) -> tuple[FactValue, ...]:
