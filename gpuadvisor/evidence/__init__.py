@@ -19,14 +19,7 @@ from typing import TYPE_CHECKING
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import _detect, _limits
-from gpuadvisor.evidence._limits import (
-    MAX_GPUS,
-    BadValue,
-    ParseTimeout,
-    TooMany,
-    line_of,
-    time_limit,
-)
+from gpuadvisor.evidence._limits import MAX_GPUS, ParseTimeout, TooMany, line_of, time_limit
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -176,6 +169,10 @@ def _read(
     text: str, name: str, kind: EvidenceKind | None = None
 ) -> tuple[EvidenceKind, HostSnapshot]:
     """Detect and parse one file's text within the limits of :mod:`._limits`."""
+    # Here, not at the top: detection alone needs no value readers (every parser has
+    # imported them by the time one raises this).
+    from gpuadvisor.nvidia.values import BadValue
+
     try:
         with time_limit():
             if kind is None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from gpuadvisor.errors import InputError, InternalError
 from gpuadvisor.evidence import _detect
-from gpuadvisor.evidence._limits import MAX_WHOLE, BadValue, check_gpus
+from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.host.schema import (
     THROTTLE_BITS,
     Conflict,
@@ -25,7 +25,7 @@ from gpuadvisor.host.schema import (
     HostSnapshot,
     MigDevice,
 )
-from gpuadvisor.nvidia.values import bus_id, pstate, whole_or_none
+from gpuadvisor.nvidia.values import MAX_WHOLE, BadValue, bus_id, pstate, whole_or_none
 from gpuadvisor.nvidia.xid import classify
 
 
