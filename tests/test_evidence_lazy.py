@@ -112,15 +112,6 @@ print(json.dumps(found))
     assert len({parser for _, parser, _ in found}) >= 12  # most formats were covered
 
 
-def test_each_format_names_its_check_and_parser() -> None:
-    for fmt in FORMATS:
-        assert fmt.looks_like is getattr(_detect, fmt.module)
-        module = sys.modules[fmt.parse.__module__]
-        assert module.__name__ == f"gpuadvisor.evidence.{fmt.module}"
-        # The parser modules still offer looks_like, the check detection uses.
-        assert module.looks_like is fmt.looks_like
-
-
 def test_detection_copies_of_model_constants_match_the_models() -> None:
     """Detection spells out two model constants rather than import the models."""
     assert _detect.HOST_SCHEMA == HOST_SCHEMA

@@ -1,9 +1,10 @@
 """Captured tool outputs -> one :class:`~gpuadvisor.host.schema.HostSnapshot`.
 
 Each format has its own module with a pure ``parse(text, name)`` returning a partial
-snapshot; :func:`detect` picks the format from the content (never the file name) with
-the checks in :mod:`._detect`, :func:`load_evidence` reads files, hashes them and merges
-what they say about the host.
+snapshot, and one row in :data:`~gpuadvisor.evidence.formats.FORMATS` (the place a new
+format is registered: see :mod:`.formats`); :func:`detect` picks the format from the
+content (never the file name) with the checks in :mod:`._detect`, :func:`load_evidence`
+reads files, hashes them and merges what they say about the host.
 
 Importing this package imports no parser and no model: a parser module is imported
 the first time a file of its format is read, so a run with three captures loads three
@@ -12,21 +13,13 @@ parsers (and detection alone none).
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gpuadvisor.errors import InputError
-from gpuadvisor.evidence import _detect, _limits
-from gpuadvisor.evidence._limits import (
-    MAX_GPUS,
-    BadValue,
-    ParseTimeout,
-    TooMany,
-    line_of,
-    time_limit,
-)
+from gpuadvisor.evidence import _limits
+from gpuadvisor.evidence._limits import MAX_GPUS, ParseTimeout, TooMany, line_of, time_limit
+from gpuadvisor.evidence.formats import FORMATS, Format, accepted_formats, format_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "Format",
+    "accepted_formats",
     "detect",
     "dump_snapshot",
     "load_evidence",
@@ -44,73 +38,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Format:
-    kind: EvidenceKind
-    description: str
-    looks_like: Callable[[str], bool]
-    #: The module of this package that parses the format (``parse(text, name)``),
-    #: imported the first time :attr:`parse` is asked for.
-    module: str
-    #: Whether ``looks_like`` must see the whole text (kernel logs: the first Xid may
-    #: come after megabytes of other messages); the others decide on the first lines.
-    whole: bool = False
-
-    @property
-    def parse(self) -> Callable[[str, str], HostSnapshot]:
-        """``parse`` of :attr:`module`, which this imports if no file has yet."""
-        name = f"{__name__}.{self.module}"
-        # __import__, not importlib.import_module: python -X importtime reports only
-        # imports made this way, and the parsers' cost is what it is used to find.
-        __import__(name)
-        parser: Callable[[str, str], HostSnapshot] = sys.modules[name].parse
-        return parser
-
-
 HEAD_LINES = 200
-
-
-#: Checked in this order; the first whose ``looks_like`` accepts the text wins.
-FORMATS: tuple[Format, ...] = (
-    Format(
-        "gpuadvisor-host",
-        "gpuadvisor probe / import output (host/v1 JSON)",
-        _detect.host_json,
-        "host_json",
-    ),
-    Format("nvidia-smi-xml", "nvidia-smi -q -x", _detect.smi_xml, "smi_xml"),
-    Format("nvidia-smi-table", "nvidia-smi (the default table)", _detect.smi_table, "smi_table"),
-    Format("nvidia-smi-list", "nvidia-smi -L", _detect.smi_list, "smi_list"),
-    Format(
-        "nvidia-smi-csv",
-        "nvidia-smi --query-gpu=... --format=csv (with header)",
-        _detect.query_csv,
-        "query_csv",
-    ),
-    Format("nvidia-smi-pmon", "nvidia-smi pmon", _detect.pmon, "pmon"),
-    Format("nvidia-smi-dmon", "nvidia-smi dmon", _detect.dmon, "dmon"),
-    Format("nvidia-smi-p2p", "nvidia-smi topo -p2p <r|w|n|a|p>", _detect.p2p, "p2p"),
-    Format("nvidia-smi-topo", "nvidia-smi topo -m", _detect.topo, "topo"),
-    Format("iostat", "iostat -x", _detect.iostat, "iostat"),
-    Format("mpstat", "mpstat -P ALL", _detect.mpstat, "mpstat"),
-    Format("sar-net", "sar -n DEV", _detect.sar_net, "sar_net"),
-    Format("lscpu", "lscpu", _detect.lscpu, "lscpu"),
-    Format("numactl", "numactl --show", _detect.numactl, "numactl"),
-    Format(
-        "dcgm-prom",
-        "dcgm-exporter scrape (Prometheus text, DCGM_FI_*)",
-        _detect.dcgm,
-        "dcgm",
-    ),
-    Format(
-        "kernel-log",
-        "dmesg / dmesg -T / journalctl -k (Xid and PCIe AER lines)",
-        _detect.kernel_log,
-        "kernel_log",
-        whole=True,
-    ),
-    Format("nvidia-smi-q", "nvidia-smi -q (whole or -d subsets)", _detect.smi_text, "smi_text"),
-)
 
 _SMI_ERRORS = (
     "ERROR:",
@@ -123,10 +51,6 @@ _SMI_ERRORS = (
     "nvidia-smi: command not found",
     "Unable to find",
 )
-
-
-def accepted_formats() -> str:
-    return "; ".join(f.description for f in FORMATS)
 
 
 def _normalise(text: str) -> str:
@@ -176,6 +100,10 @@ def _read(
     text: str, name: str, kind: EvidenceKind | None = None
 ) -> tuple[EvidenceKind, HostSnapshot]:
     """Detect and parse one file's text within the limits of :mod:`._limits`."""
+    # Here, not at the top: detection alone needs no value readers (every parser has
+    # imported them by the time one raises this).
+    from gpuadvisor.nvidia.values import BadValue
+
     try:
         with time_limit():
             if kind is None:
@@ -215,7 +143,7 @@ def _check_gpu_count(count: int, name: str) -> None:
 
 
 def _parse_as(kind: EvidenceKind, text: str, name: str) -> HostSnapshot:
-    parser = next(f.parse for f in FORMATS if f.kind == kind)
+    parser = format_of(kind).parse
     # Here, not at the top, so that importing this package does not import pydantic
     # (the parser has imported it by now).
     from pydantic import ValidationError

@@ -1,6 +1,7 @@
 """What each evidence format looks like: one check per format, named after the module
 that parses it, each true when a text (its first lines, or all of it for kernel logs)
-looks like that format. :data:`gpuadvisor.evidence.FORMATS` tries them in order.
+looks like that format. :data:`gpuadvisor.evidence.formats.FORMATS` names them (the
+check's name is the parser module's) and tries them in order.
 
 The checks live apart from the parsers so that telling formats apart imports no parser,
 and no model (:mod:`gpuadvisor.host.schema`): a run with three captures imports three parsers.

@@ -16,7 +16,8 @@ Two limits back that up:
   matrices grow with their square.
 
 A value no tool prints (a temperature of ``1e999``, a 5000-digit index) is
-:class:`BadValue`; the loader turns it into an InputError naming the file and the line.
+:class:`gpuadvisor.nvidia.values.BadValue`; the loader turns it into an InputError
+naming the file and the line.
 """
 
 from __future__ import annotations
@@ -37,9 +38,6 @@ MAX_GPUS = 1024
 #: Devices (GPUs, NICs, CPUs) one ``topo -m`` / ``topo -p2p`` matrix may have.
 MAX_DEVICES = 256
 
-#: Largest whole number a capture may hold: NVML counters are unsigned 64-bit.
-MAX_WHOLE = 2**64 - 1
-
 _CHECK_EVERY = 2048
 
 
@@ -58,20 +56,6 @@ class TooMany(Exception):
         super().__init__(message)
         self.message = message
         self.line = line
-
-
-class BadValue(ValueError):
-    """A value no tool prints: not finite, or too large for what it counts."""
-
-    def __init__(self, token: str, problem: str) -> None:
-        super().__init__(f"{token!r} {problem}")
-        self.token = token
-        self.problem = problem
-
-    @property
-    def shown(self) -> str:
-        """The value as a message quotes it: a 5000-digit number is cut short."""
-        return repr(self.token if len(self.token) <= 40 else self.token[:36] + "...")
 
 
 class _Clock:

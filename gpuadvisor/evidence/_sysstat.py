@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
 
-from gpuadvisor.evidence._limits import BadValue, lines
-from gpuadvisor.nvidia.values import whole
+from gpuadvisor.evidence._limits import lines
+from gpuadvisor.nvidia.values import BadValue, whole
 
 _CPUS = re.compile(r"\((\d+) CPU\)")
 

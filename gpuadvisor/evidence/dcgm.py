@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuadvisor.errors import InputError, InternalError
-from gpuadvisor.evidence import _detect
-from gpuadvisor.evidence._limits import MAX_WHOLE, BadValue, check_gpus
+from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.host.schema import (
     THROTTLE_BITS,
     Conflict,
@@ -25,7 +24,7 @@ from gpuadvisor.host.schema import (
     HostSnapshot,
     MigDevice,
 )
-from gpuadvisor.nvidia.values import bus_id, pstate, whole_or_none
+from gpuadvisor.nvidia.values import MAX_WHOLE, BadValue, bus_id, pstate, whole_or_none
 from gpuadvisor.nvidia.xid import classify
 
 
@@ -80,9 +79,6 @@ _METRICS: dict[str, tuple[tuple[str, ...], Callable[[float], Any]]] = {
     "DCGM_FI_DEV_ROW_REMAP_FAILURE": (("remapped_rows", "failure"), _bool),
 }
 _REASONS = ("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS")
-
-
-looks_like = _detect.dcgm
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -6,14 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from statistics import mean
 
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._monitor import row_record, table
 from gpuadvisor.host.schema import Gpu, HostSnapshot, ReasonState, Sample, ThrottleReason
 from gpuadvisor.nvidia.values import integer, number
-
-looks_like = _detect.dmon
-
 
 #: dmon -s v columns, NVML nvmlDeviceGetViolationStatus: pviol is the % of the interval
 #: the power policy held clocks below target, tviol whether the thermal policy did (a

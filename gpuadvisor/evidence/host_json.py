@@ -5,12 +5,9 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from gpuadvisor.errors import InputError
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.host.schema import HostSnapshot
 from gpuadvisor.inputs.textio import locate_field, parse_json
-
-looks_like = _detect.host_json
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -28,9 +28,6 @@ def _avg_cpu(text: str) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-looks_like = _detect.iostat
-
-
 def parse(text: str, name: str) -> HostSnapshot:
     disks = summary(reports(text, _detect.iostat_header), skip_first=True)
     return HostSnapshot(

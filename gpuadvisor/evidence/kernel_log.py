@@ -36,9 +36,6 @@ _AER_RECEIVED = re.compile(_detect.AER_RECEIVED)
 MAX_TEXT = 500
 
 
-looks_like = _detect.kernel_log
-
-
 def _time(match: re.Match[str]) -> str | None:
     if match.group("ctime"):
         stamp = " ".join(match.group("ctime").split())

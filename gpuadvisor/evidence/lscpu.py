@@ -15,9 +15,6 @@ from gpuadvisor.nvidia.values import integer
 _NODE = re.compile(r"^NUMA node(\d+) CPU\(s\)$")
 
 
-looks_like = _detect.lscpu
-
-
 def parse(text: str, name: str) -> HostSnapshot:
     fields = _detect.lscpu_fields(text)
     nodes = {

@@ -8,8 +8,6 @@ from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
 from gpuadvisor.host.schema import CoreUtil, CpuInfo, CpuUtil, HostInfo, HostSnapshot
 from gpuadvisor.nvidia.values import whole_or_none
 
-looks_like = _detect.mpstat
-
 
 def parse(text: str, name: str) -> HostSnapshot:
     rows = summary(reports(text, _detect.mpstat_header))

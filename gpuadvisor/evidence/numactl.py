@@ -7,8 +7,6 @@ from gpuadvisor.evidence import _detect
 from gpuadvisor.host.schema import HostInfo, HostSnapshot, NumaBinding
 from gpuadvisor.nvidia.values import cpu_list
 
-looks_like = _detect.numactl
-
 
 def parse(text: str, name: str) -> HostSnapshot:
     fields = _detect.numactl_fields(text)

@@ -7,12 +7,9 @@ U (unknown), X (self).
 
 from __future__ import annotations
 
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import tick
 from gpuadvisor.evidence._matrix import P2P_STATUSES, read_matrix
 from gpuadvisor.host.schema import HostSnapshot, P2PPair, Topology
-
-looks_like = _detect.p2p
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.evidence._monitor import mean_of, row_record, table
 from gpuadvisor.host.schema import Gpu, HostSnapshot, Process
 from gpuadvisor.nvidia.values import clean, integer
-
-looks_like = _detect.pmon
 
 
 def parse(text: str, name: str) -> HostSnapshot:

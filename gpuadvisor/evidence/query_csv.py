@@ -13,13 +13,10 @@ import csv
 from typing import Any
 
 from gpuadvisor.errors import InputError
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus, lines
 from gpuadvisor.evidence._query_columns import ALIASES, COLUMNS, REASON_PREFIXES, header
 from gpuadvisor.host.schema import THROTTLE_BITS, Gpu, HostSnapshot, Process, RetiredPages
 from gpuadvisor.nvidia.values import active, bus_id, clean, integer, number
-
-looks_like = _detect.query_csv
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -7,8 +7,6 @@ from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._sysstat import cpu_count, reports, summary
 from gpuadvisor.host.schema import CpuInfo, HostInfo, HostSnapshot, NetIface
 
-looks_like = _detect.sar_net
-
 
 def parse(text: str, name: str) -> HostSnapshot:
     rows = summary(reports(text, _detect.sar_header))

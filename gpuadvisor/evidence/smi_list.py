@@ -13,9 +13,6 @@ _GPU = re.compile(_detect.SMI_LIST_GPU)
 _MIG = re.compile(_detect.SMI_LIST_MIG)
 
 
-looks_like = _detect.smi_list
-
-
 def parse(text: str, name: str) -> HostSnapshot:
     gpus: list[Gpu] = []
     migs: list[MigDevice] = []

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus, lines
 from gpuadvisor.host.schema import (
     EccErrors,
@@ -37,9 +36,6 @@ _CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\S+)")
 _INDEX = re.compile(r"\s*(\d+)\s")
 _MODES = ("On", "Off", "WDDM", "TCC", "MCDM")
 _SLASH = re.compile(r"^\s*(\S+)\s*/\s*(\S+)\s*$")
-
-
-looks_like = _detect.smi_table
 
 
 def parse(text: str, name: str) -> HostSnapshot:

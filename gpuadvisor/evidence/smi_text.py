@@ -8,7 +8,6 @@ lines, the wider label column of R590+, Windows (WDDM) captures and partial repo
 
 from __future__ import annotations
 
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence import _qtree as q
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.host.schema import (
@@ -40,8 +39,6 @@ from gpuadvisor.nvidia.values import (
     sum_known,
     yes_no,
 )
-
-looks_like = _detect.smi_text
 
 #: Sections that belong to something other than the GPU itself.
 _SKIP = ("mig device", "processes")

@@ -16,7 +16,6 @@ from __future__ import annotations
 from xml.etree.ElementTree import Element, ParseError
 
 from gpuadvisor.errors import InputError, InternalError
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.host.schema import (
     THROTTLE_BITS,
@@ -48,8 +47,6 @@ from gpuadvisor.nvidia.values import (
     sum_known,
     yes_no,
 )
-
-looks_like = _detect.smi_xml
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import re
 
-from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import lines, tick
 from gpuadvisor.evidence._matrix import link, read_matrix
 from gpuadvisor.host.schema import Gpu, HostSnapshot, Nic, Topology, TopoPair
 from gpuadvisor.nvidia.values import whole, whole_or_none
 
 _NIC_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
-
-looks_like = _detect.topo
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -11,10 +11,27 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from gpuadvisor.evidence._limits import MAX_WHOLE, BadValue
-
 if TYPE_CHECKING:  # the models are not needed to read values (detection uses these)
     from gpuadvisor.host.schema import Mode
+
+#: Largest whole number a capture may hold: NVML counters are unsigned 64-bit.
+MAX_WHOLE = 2**64 - 1
+
+
+class BadValue(ValueError):
+    """A value no tool prints: not finite, or too large for what it counts. The evidence
+    loader turns it into an InputError naming the file and the line."""
+
+    def __init__(self, token: str, problem: str) -> None:
+        super().__init__(f"{token!r} {problem}")
+        self.token = token
+        self.problem = problem
+
+    @property
+    def shown(self) -> str:
+        """The value as a message quotes it: a 5000-digit number is cut short."""
+        return repr(self.token if len(self.token) <= 40 else self.token[:36] + "...")
+
 
 _MISSING = {
     "",

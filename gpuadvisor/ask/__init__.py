@@ -1,0 +1,50 @@
+"""The questionnaire behind ``gpuadvisor ask``: the questions are data, the flow is pure.
+
+:data:`QUESTIONS` (:mod:`.questions`) lists one :class:`Question` per profile field, in
+the order they are asked, each with a plain-language prompt, a one-line "why it matters
+/ what to answer when unsure", and a predicate over the answers so far that decides
+whether it applies. :func:`interview` (:mod:`.flow`) walks them through a
+:class:`Dialogue` (the only I/O it does), checks every answer with the field's own
+pydantic type and constraints as the profile file would (:mod:`.fields`, after
+:mod:`.convert` has turned the typed text into a value), and returns a validated
+:class:`~gpuadvisor.inputs.profile.Profile`; :func:`profile_document` (:mod:`.document`)
+writes it as commented TOML. ``cli.py`` supplies the terminal (or stdin) side of the
+dialogue and writes the result.
+"""
+
+from __future__ import annotations
+
+from gpuadvisor.ask.convert import converter_for, show
+from gpuadvisor.ask.document import ASK_HEADER, profile_document
+from gpuadvisor.ask.fields import UNSTATED, Answers, Predicate, always, check_value, field_info
+from gpuadvisor.ask.flow import (
+    INTRO,
+    Dialogue,
+    as_document,
+    ask_question,
+    interview,
+    starting_answers,
+)
+from gpuadvisor.ask.questions import QUESTIONS, Converter, Question
+
+__all__ = [
+    "ASK_HEADER",
+    "INTRO",
+    "QUESTIONS",
+    "UNSTATED",
+    "Answers",
+    "Converter",
+    "Dialogue",
+    "Predicate",
+    "Question",
+    "always",
+    "as_document",
+    "ask_question",
+    "check_value",
+    "converter_for",
+    "field_info",
+    "interview",
+    "profile_document",
+    "show",
+    "starting_answers",
+]

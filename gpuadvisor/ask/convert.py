@@ -1,0 +1,86 @@
+"""Turning what a person typed into the raw value the field's type validates, and a
+value back into what a person would type."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, get_origin
+
+from gpuadvisor.ask.fields import base_type, field_info, is_optional, literal_values
+from gpuadvisor.ask.questions import Converter, Question
+
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+_NONE_WORDS = frozenset({"none", "no", "-", "n/a", "na"})
+
+
+def _number(units: tuple[str, ...], optional: bool) -> Converter:
+    def convert(text: str) -> Any:
+        cleaned = text.strip().lower()
+        if optional and cleaned in _NONE_WORDS:
+            return None
+        cleaned = cleaned.removeprefix("$").strip()
+        for unit in sorted(units, key=len, reverse=True):
+            if cleaned.endswith(unit) and cleaned != unit:
+                cleaned = cleaned[: -len(unit)].strip()
+                break
+        if _THOUSANDS.match(cleaned):
+            cleaned = cleaned.replace(",", "")
+        return cleaned.replace("_", "")
+
+    return convert
+
+
+def _yes_no(text: str) -> Any:
+    return text.strip().lower()
+
+
+def _choice(values: tuple[str, ...]) -> Converter:
+    def convert(text: str) -> Any:
+        cleaned = text.strip().lower()
+        if cleaned.isdigit() and 1 <= int(cleaned) <= len(values):
+            return values[int(cleaned) - 1]
+        return cleaned
+
+    return convert
+
+
+def _names(text: str) -> Any:
+    if text.strip().lower() in _NONE_WORDS:
+        return []
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _text(text: str) -> Any:
+    return text.strip()
+
+
+def converter_for(question: Question) -> Converter:
+    if question.convert is not None:
+        return question.convert
+    annotation = field_info(question.field).annotation
+    values = literal_values(annotation)
+    if values:
+        return _choice(values)
+    base = base_type(annotation)
+    if base is bool:
+        return _yes_no
+    if base in (int, float):
+        return _number(question.units, is_optional(annotation))
+    if get_origin(base) is tuple:
+        return _names
+    return _text
+
+
+def show(value: Any) -> str:
+    """A value the way a person would type it back."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, (tuple, list)):
+        return ", ".join(str(v) for v in value) if value else "none"
+    if value == "":
+        return "(empty)"
+    return str(value)
