@@ -1,0 +1,156 @@
+"""The layers the README's Design section draws, held by the code's own imports.
+
+Every ``import`` of a gpuadvisor module, at module level or inside a function, is an
+edge. The graph must have no circle, and each package may import only the layers below
+it: inputs -> facts -> rules -> decision -> report, with the edge (cli, pipeline,
+launch) free to use everything. (Private modules: ``tests/test_module_boundaries.py``.)
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).parent.parent / "gpuadvisor"
+
+#: Shared by every layer; they import nothing above themselves.
+BASE = {"gpuadvisor", "gpuadvisor.vocabulary", "gpuadvisor.errors", "gpuadvisor.resources"}
+
+#: Layer -> the layers it may import (besides itself and BASE).
+ALLOWED: dict[str, set[str]] = {
+    "base": set(),
+    "inputs": set(),
+    "host": set(),
+    "nvidia": {"host"},
+    "evidence": {"inputs", "host", "nvidia"},
+    "probe": {"inputs", "host", "nvidia"},
+    "ask": {"inputs"},
+    "engine": {"inputs", "host", "nvidia"},
+    "decision": {"inputs", "host", "engine"},
+    "render": {"inputs", "decision"},
+    "edge": {
+        "inputs",
+        "host",
+        "nvidia",
+        "evidence",
+        "probe",
+        "ask",
+        "engine",
+        "decision",
+        "render",
+    },
+}
+EDGE = {"cli", "pipeline", "launch", "__main__"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer_of(module: str) -> str:
+    if module in BASE:
+        return "base"
+    top = module.split(".")[1]
+    return "edge" if top in EDGE else top
+
+
+def imports_of(path: Path) -> set[str]:
+    """gpuadvisor modules this file imports, anywhere in it."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("gpuadvisor")}
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.startswith("gpuadvisor")
+        ):
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                found.add(candidate if candidate in MODULES else node.module)
+    return found
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+GRAPH = {name: imports_of(path) for name, path in MODULES.items()}
+
+
+def test_every_package_imports_only_the_layers_below_it() -> None:
+    wrong = []
+    for module, targets in sorted(GRAPH.items()):
+        mine = layer_of(module)
+        for target in sorted(targets):
+            theirs = layer_of(target)
+            if theirs not in {"base", mine, *ALLOWED[mine]}:
+                wrong.append(f"{module} ({mine}) imports {target} ({theirs})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_base_modules_import_nothing_above_them() -> None:
+    for module in BASE - {"gpuadvisor"}:
+        assert GRAPH[module] <= BASE, module
+
+
+def test_no_import_circles() -> None:
+    """Function-level imports count: a circle hidden inside a function is still one."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(GRAPH.get(node, ())):
+            if target not in MODULES or target == node:
+                continue
+            if state.get(target) == 1:
+                circle = [*stack[stack.index(target) :], target]
+                raise AssertionError("import circle: " + " -> ".join(circle))
+            if target not in state:
+                visit(target)
+        stack.pop()
+        state[node] = 2
+
+    for module in sorted(MODULES):
+        if module not in state:
+            visit(module)
+
+
+def test_no_module_is_over_about_four_hundred_lines() -> None:
+    """Tables of data are exempt; code modules stay small enough to hold in one's head."""
+    data_tables = {"gpuadvisor.engine.factspec"}
+    long = {
+        name: n
+        for name, path in MODULES.items()
+        if (n := len(path.read_text().splitlines())) > 440 and name not in data_tables
+    }
+    assert not long, long
+
+
+def test_reports_read_only_the_decision() -> None:
+    """render/ sees the decision document and the sentences made from it, nothing of the
+    engine that produced it, not even indirectly through the decision package."""
+    allowed = {"gpuadvisor.decision.model", "gpuadvisor.decision.words"}
+    seen: set[str] = set()
+    todo = [m for m in MODULES if m.startswith("gpuadvisor.render")]
+    while todo:
+        module = todo.pop()
+        for target in GRAPH.get(module, ()):
+            if target.startswith("gpuadvisor.decision") and target not in allowed:
+                raise AssertionError(f"{module} imports {target}")
+            if target.startswith("gpuadvisor.engine"):
+                raise AssertionError(f"{module} reaches the engine through {target}")
+            if target in allowed and target not in seen:
+                seen.add(target)
+                todo.append(target)
+
+
+def test_the_engine_imports_no_words() -> None:
+    for module, targets in GRAPH.items():
+        if module.startswith("gpuadvisor.engine"):
+            assert not {
+                t for t in targets if t.startswith(("gpuadvisor.decision", "gpuadvisor.render"))
+            }, module
