@@ -4,7 +4,6 @@ engine's own "nothing fits" finding."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from typing import Literal
 
@@ -13,7 +12,7 @@ from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.factspec import FACTS_BY_NAME, HOST_FACTS
-from gpuadvisor.engine.memo import Evaluated
+from gpuadvisor.engine.memo import eliminations
 from gpuadvisor.engine.rules import PLACEHOLDER, Rule
 from gpuadvisor.vocabulary import SEVERITY_ORDER, format_value
 
@@ -137,22 +136,20 @@ def findings_of(
             fixes.append(phrased)
         else:
             findings.append(phrased)
-    total = len(core.evaluated)
-    removed_by: dict[str, list[Evaluated]] = {}
-    for e in core.evaluated:
-        for rule_id in e.eliminated_by:
-            removed_by.setdefault(rule_id, []).append(e)
+    options = core.options.options
+    total = len(options)
+    masks = {verdict.rule_id: verdict.mask for verdict in core.verdicts}
     for rule in core.active_constraints:
-        removed = removed_by.get(rule.id, [])
-        if not removed:
+        mask = masks.get(rule.id, 0)
+        if not mask:
             continue
-        names = sorted({e.option.sku.name for e in removed})
+        names = sorted({options[i].sku.name for i in range(total) if mask >> i & 1})
         sample = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         values = _fact_values(rule, facts)
-        effect = f"excluded {len(removed)} of {total} options ({sample})"
+        effect = f"excluded {mask.bit_count()} of {total} options ({sample})"
         findings.append(_rule_finding(rule, core, values, effect, "constraint"))
     if not core.feasible:
-        counts = Counter({rid: len(removed) for rid, removed in removed_by.items()})
+        counts = eliminations(core.verdicts, core.options.full)
         top = ", ".join(f"{rid} ({n} options)" for rid, n in counts.most_common(5))
         findings.append(
             Finding(

@@ -24,11 +24,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import NamedTuple
 
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, Evaluated
+from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.engine.options import Option, lifecycle_cost_usd, rank_options
 from gpuadvisor.engine.rules import Rule, RuleBase
@@ -42,12 +41,8 @@ class PairResult:
     class_: GpuClass
     score: int
     ranked: tuple[Option, ...]
-    eliminated: tuple[Evaluated, ...]
-
-    @cached_property
-    def elimination_counts(self) -> Counter[str]:
-        """How many of this pair's options each constraint rule eliminated."""
-        return Counter(rid for e in self.eliminated for rid in e.eliminated_by)
+    #: How many of this pair's options each constraint rule eliminated.
+    elimination_counts: Counter[str]
 
 
 @dataclass(frozen=True)
@@ -57,7 +52,9 @@ class Core:
     facts: Mapping[str, Value]
     fired: tuple[Rule, ...]
     active_constraints: tuple[Rule, ...]
-    evaluated: tuple[Evaluated, ...]
+    #: Every purchase option considered, and what each active constraint eliminated.
+    options: OptionSet
+    verdicts: tuple[Verdict, ...]
     shape_scores: dict[Shape, int]
     class_scores: dict[GpuClass, int]
     pairs: tuple[PairResult, ...]
@@ -99,22 +96,21 @@ def run_core(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo) 
     fired = tuple(rule for rule in rules.preferences if rule.when.holds(facts))
     active = tuple(rule for rule in rules.constraints if rule.when.holds(facts))
     shape_scores, class_scores = _scores(fired)
-    evaluated = memo.evaluate(active, facts)
-
-    groups: dict[tuple[str, str], list[Evaluated]] = {}
-    for e in evaluated:
-        groups.setdefault((e.option.shape, e.option.sku.segment), []).append(e)
+    options, verdicts = memo.judge(active, facts)
+    eliminated = 0
+    for verdict in verdicts:
+        eliminated |= verdict.mask
+    alive_bits = options.full & ~eliminated
     pairs: list[PairResult] = []
-    for shape, gpu_class in PAIRS:
-        mine = groups.get((shape, gpu_class), [])
-        alive = rank_options([e.option for e in mine if not e.eliminated_by], facts)
+    for index, (shape, gpu_class) in enumerate(PAIRS):
+        alive = [options.options[i] for i in options.pairs[index] if alive_bits >> i & 1]
         pairs.append(
             PairResult(
                 shape,
                 gpu_class,
                 shape_scores[shape] + class_scores[gpu_class],
-                tuple(alive),
-                tuple(e for e in mine if e.eliminated_by),
+                tuple(rank_options(alive, facts)),
+                eliminations(verdicts, options.pair_bits[index]),
             )
         )
 
@@ -133,7 +129,8 @@ def run_core(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo) 
         facts=facts,
         fired=fired,
         active_constraints=active,
-        evaluated=tuple(evaluated),
+        options=options,
+        verdicts=verdicts,
         shape_scores=shape_scores,
         class_scores=class_scores,
         pairs=tuple(pairs),

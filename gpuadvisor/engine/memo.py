@@ -9,6 +9,7 @@ or reports; :class:`gpuadvisor.engine.core.Engine` owns one memo per catalog.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -28,11 +29,23 @@ from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
 
 
-class Evaluated(NamedTuple):
-    """One option and the constraint rules that eliminate it (none: it is alive)."""
+class Verdict(NamedTuple):
+    """One constraint rule and the options it eliminates (bit ``i``: option ``i``)."""
 
-    option: Option
-    eliminated_by: tuple[str, ...]
+    rule_id: str
+    mask: int
+
+
+def eliminations(verdicts: tuple[Verdict, ...], within: int) -> Counter[str]:
+    """How many options of ``within`` (a bit mask) each rule eliminated, the rules in
+    the order a scan of the options meets them (lowest option first, then rule order)."""
+    found = []
+    for order, (rule_id, mask) in enumerate(verdicts):
+        here = mask & within
+        if here:
+            found.append(((here & -here).bit_length(), order, rule_id, here.bit_count()))
+    found.sort()
+    return Counter({rule_id: count for _, _, rule_id, count in found})
 
 
 #: Every (shape, class) pair, in the order the engine lists them.
@@ -141,8 +154,11 @@ class ConstraintMemo:
         self._size += 1
         return mask
 
-    def evaluate(self, active: tuple[Rule, ...], facts: Mapping[str, Value]) -> list[Evaluated]:
-        """Every option for these facts, with the constraints that eliminate it.
+    def judge(
+        self, active: tuple[Rule, ...], facts: Mapping[str, Value]
+    ) -> tuple[OptionSet, tuple[Verdict, ...]]:
+        """Every option for these facts, and the options each active constraint
+        eliminates, as a bit mask over them.
 
         Constraints that read no option.* fact come first, then the others, each group
         in rule order.
@@ -151,17 +167,7 @@ class ConstraintMemo:
         options = self.option_set(facts)
         ordered = [r for r in active if not r.require_per_option]
         ordered += [r for r in active if r.require_per_option]
-        masks = [(rule.id, self.mask(rule, facts, options)) for rule in ordered]
-        failed: list[list[str]] = [[] for _ in options.options]
-        for rule_id, bits in masks:
-            while bits:
-                low = bits & -bits
-                failed[low.bit_length() - 1].append(rule_id)
-                bits ^= low
-        return [
-            Evaluated(option, tuple(why))
-            for option, why in zip(options.options, failed, strict=True)
-        ]
+        return options, tuple(Verdict(rule.id, self.mask(rule, facts, options)) for rule in ordered)
 
     def best(
         self, pair: int, alive: int, options: OptionSet, facts: Mapping[str, Value]
