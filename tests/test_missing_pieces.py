@@ -30,6 +30,13 @@ TEXT = FIXTURES / "evidence" / "two-gpu-q.txt"
 PROFILE = REPO / "examples" / "llm-latency-endpoint.toml"
 
 
+def _block(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    """``import module`` (and any of its submodules) fails from now on in this test."""
+    for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, module, None)
+
+
 def _refused_as_input(result: CliResult, *fragments: str) -> None:
     assert result.exit_code == 2, (result.exit_code, result.stderr)
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
@@ -40,7 +47,7 @@ def _refused_as_input(result: CliResult, *fragments: str) -> None:
 def test_xml_without_defusedxml_is_exit_2_naming_the_package_and_the_way_out(
     cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setitem(sys.modules, "defusedxml", None)
+    _block(monkeypatch, "defusedxml")
     result = cli("import", str(XML), "-o", str(tmp_path / "host.json"))
     _refused_as_input(result, str(XML), "defusedxml", "pip install", "nvidia-smi -q")
     assert not (tmp_path / "host.json").exists()
@@ -49,7 +56,7 @@ def test_xml_without_defusedxml_is_exit_2_naming_the_package_and_the_way_out(
 def test_dcgm_without_prometheus_client_is_exit_2(
     cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "prometheus_client", None)
+    _block(monkeypatch, "prometheus_client")
     result = cli("import", str(DCGM))
     _refused_as_input(result, str(DCGM), "prometheus-client", "pip install")
 
@@ -57,7 +64,7 @@ def test_dcgm_without_prometheus_client_is_exit_2(
 def test_pdf_without_typst_is_exit_2(
     cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setitem(sys.modules, "typst", None)
+    _block(monkeypatch, "typst")
     result = cli("advise", str(PROFILE), "-f", "pdf", "-o", str(tmp_path / "r.pdf"))
     _refused_as_input(result, "typst", "pip install")
     assert not (tmp_path / "r.pdf").exists()
@@ -66,7 +73,7 @@ def test_pdf_without_typst_is_exit_2(
 def test_probe_without_the_nvml_bindings_is_exit_2(
     cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "pynvml", None)
+    _block(monkeypatch, "pynvml")
     result = cli("probe", "--seconds", "1")
     _refused_as_input(result, "nvidia-ml-py", "pip install", "gpuadvisor import")
 
@@ -100,7 +107,7 @@ def test_the_probe_fallback_recommends_a_capture_that_needs_no_other_package(
     assert "nvidia-smi -q >" in OFFLINE_HINT and "-q -x" not in OFFLINE_HINT
     assert detect(TEXT.read_text(encoding="utf-8"), TEXT.name) == "nvidia-smi-q"
     for module in ("defusedxml", "prometheus_client", "typst", "pynvml"):
-        monkeypatch.setitem(sys.modules, module, None)
+        _block(monkeypatch, module)
     result = cli("import", str(TEXT), "-o", str(tmp_path / "host.json"))
     assert result.exit_code == 0, result.stderr
 
