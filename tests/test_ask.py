@@ -246,7 +246,7 @@ def test_answers_accept_choice_numbers_units_and_thousands_separators() -> None:
         {
             "workload.kind": "2",  # inference
             "workload.objective": "Latency",
-            "workload.vram_need_gib": "40 GB",
+            "workload.vram_need_gib": "40 GiB",
             "workload.latency_slo_ms": "2,000 ms",
             "budget.max_usd": "$25,000",
             "requirements.lifecycle_years": "5 years",
@@ -621,7 +621,7 @@ def test_ask_advise_without_output_prints_the_report_and_says_answers_are_not_sa
     result = cli("ask", "--advise", stdin=lines(TRAINING_ANSWERS))
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("# GPU purchase recommendation")
-    assert "add -o FILE to keep them" in result.stderr
+    assert "add --profile-out FILE (or -o FILE.toml) to keep them" in result.stderr
 
 
 def test_ask_format_without_advise_is_refused(cli: Cli) -> None:

@@ -13,6 +13,7 @@ from pydantic.fields import FieldInfo
 
 from gpuadvisor.errors import did_you_mean
 from gpuadvisor.inputs.profile import SECTIONS
+from gpuadvisor.inputs.validation import describe
 
 
 class _Unstated:
@@ -104,7 +105,16 @@ def check_value(path: str, raw: Any, *, strict: bool = False) -> Any:
     try:
         return _adapter(path).validate_python(raw, strict=strict)
     except ValidationError as exc:
-        raise ValueError(_explain(path, exc)) from None
+        raise ValueError(_explain_stored(path, exc) if strict else _explain(path, exc)) from None
+
+
+def _explain_stored(path: str, exc: ValidationError) -> str:
+    """A file's value refused, phrased as ``advise`` phrases it (TOML spelling, the
+    type and unit expected, how to write it)."""
+    error = exc.errors()[0]
+    located = {**error, "loc": (path.rpartition(".")[2], *error["loc"])}
+    message, hint = describe(located, lambda loc: ())
+    return f"{message}; {hint}" if hint else message
 
 
 def _explain(path: str, exc: ValidationError) -> str:

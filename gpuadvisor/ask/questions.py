@@ -23,6 +23,10 @@ class Question:
     are words accepted after a number ("40 GB"). ``unknown_answer`` is a word that
     leaves the field unstated, so later questions can tell "not decided yet" apart.
     ``suggest`` proposes a default from earlier answers instead of the model's.
+    ``depends_on`` names fields this question is about only once they are known: it is
+    asked only when each of them was answered, and when one of them was answered with
+    its ``unknown_answer``, this field is not known either (written as such, never as
+    the model's default passed off as an answer).
     """
 
     field: str
@@ -34,6 +38,7 @@ class Question:
     units: tuple[str, ...] = ()
     unknown_answer: str | None = None
     suggest: Callable[[Answers], Any] | None = None
+    depends_on: tuple[str, ...] = ()
 
 
 # -- which kinds of work make which questions meaningful ------------------------------
@@ -65,8 +70,8 @@ def _multi_gpu(a: Answers) -> bool:
     return a["workload.parallelism"] != "none" or bool(a["workload.model_parallel_ready"])
 
 
-def _chassis_known(a: Answers) -> bool:
-    return a.known("platform.chassis")
+#: The platform details that mean something only once the chassis is known.
+CHASSIS: Final = ("platform.chassis",)
 
 
 QUESTIONS: Final[tuple[Question, ...]] = (
@@ -271,7 +276,8 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "platform.chassis",
         "What kind of computer or server will the cards go into?",
         "Size, cooling and power of the box limit which cards fit; if it is not decided "
-        "yet, answer unknown and the usual tower values are assumed.",
+        "yet, answer unknown: the profile then says it is not known, and the report that "
+        "the usual tower values were assumed.",
         choices=(
             ("tower", "an office-style PC case"),
             ("workstation", "a professional deskside workstation"),
@@ -285,7 +291,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "platform.airflow",
         "How does air move through that box?",
         "Some cards need server airflow, others a roomy case; if unsure, keep the suggestion.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         choices=(
             ("open", "a roomy case with fans; air moves freely"),
             ("front-to-back", "server airflow: cool air in at the front, out at the back"),
@@ -298,14 +304,14 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "How many slots wide may one card be (a 'dual-slot' card is 2)?",
         "A card thicker than the space available does not fit; if unsure, ask IT or the "
         "vendor of the box.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         units=("slots", "slot"),
     ),
     Question(
         "platform.gpu_count_max",
         "How many GPU cards can that box take at most?",
         "Buying more cards than fit is wasted money; if unsure, ask IT or the vendor of the box.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         units=("cards", "card", "gpus", "gpu"),
     ),
     Question(
@@ -313,7 +319,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "How many watts of power are left over for the GPUs in that box?",
         "Cards that draw more than the power supply can give crash or do not start; if "
         "unsure, ask IT or the vendor of the box.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         units=("watts", "watt", "w"),
     ),
     Question(
@@ -321,21 +327,22 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "How many CPU sockets (processors) does that machine have?",
         "With two, cards attached to different processors talk to each other slowly; if "
         "unsure, answer 1 (most towers and workstations).",
-        when=_chassis_known,
+        depends_on=CHASSIS,
     ),
     Question(
         "platform.pcie_gen",
         "Which PCIe generation are the card slots (3, 4 or 5)?",
         "Older slots slow down moving data to the card; if unsure, answer 4 (most machines "
         "built since 2020).",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         convert=lambda text: re.sub(r"^(pcie|pci-e|gen)\s*", "", text.strip().lower()),
     ),
     Question(
         "platform.nvlink_possible",
         "Can that box take an NVLink bridge between two cards?",
         "A bridge speeds up jobs spread over several cards; if unsure, answer no.",
-        when=lambda a: _chassis_known(a) and _multi_gpu(a),
+        when=_multi_gpu,
+        depends_on=CHASSIS,
     ),
     Question(
         "team.multi_gpu_experience",

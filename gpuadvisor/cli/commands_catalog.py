@@ -81,7 +81,8 @@ def catalog_list(
 
 
 def catalog_show(
-    sku_id: Annotated[str, typer.Argument(help="SKU id.")], catalog: CatalogOpt = None
+    sku_id: Annotated[str, typer.Argument(metavar="SKU", help="SKU id.")],
+    catalog: CatalogOpt = None,
 ) -> None:
     """Show every field of one SKU with its cited sources."""
     sku = load_overlaid_catalog(catalog).get(sku_id)

@@ -259,6 +259,24 @@ class Advisor:
         self.book = Phrasebook()
 
 
+def unstated_platform(profile: Profile) -> tuple[str, ...]:
+    """The assumption a profile without a chassis rests on (``ask``'s "unknown", or a
+    file without one): the platform defaults that applied instead, named."""
+    platform = profile.platform
+    if "chassis" in platform.model_fields_set:
+        return ()
+    assumed = ", ".join(
+        f"{name} = {format_value(getattr(platform, name))}"
+        for name in type(platform).model_fields
+        if name not in platform.model_fields_set
+    )
+    return (
+        "The chassis was not stated (not known yet), so the profile's defaults for the "
+        f"platform were assumed: {assumed}. Check the picks against the real box, or "
+        "state [platform] and run again.",
+    )
+
+
 def decide(
     profile: Profile,
     engine: Engine | Advisor,
@@ -313,7 +331,7 @@ def decide(
             "shape": {str(k): v for k, v in core.shape_scores.items()},
             "class": {str(k): v for k, v in core.class_scores.items()},
         },
-        assumptions=ASSUMPTIONS,
+        assumptions=(*ASSUMPTIONS, *unstated_platform(profile)),
         measured=measured_facts(facts),
         gpus=measured_gpus,
         vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
