@@ -3,12 +3,14 @@ shape under tests/fixtures/evidence (where each comes from: its SOURCES.md)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from gpuadvisor.engine.hostfacts import derive_host_facts
 from gpuadvisor.errors import InputError
-from gpuadvisor.evidence import load_evidence, parse_text
+from gpuadvisor.evidence import _detect, load_evidence, parse_text
 from gpuadvisor.host.schema import HostSnapshot
 
 from .evidence_support import FIXTURES
@@ -76,3 +78,184 @@ def test_profiles_stay_utf8_only(tmp_path: Path) -> None:
     path.write_bytes('schema = "gpuadvisor/profile/v1"\n'.encode("utf-16"))
     with pytest.raises(InputError, match="binary"):
         read_profile(path)
+
+
+# -- PCIe AER ---------------------------------------------------------------------------
+
+AER = "dmesg-aer-correctable-uncorrectable_6.11.log"
+
+
+def test_aer_correctable_is_corrected_and_uncorrectable_keeps_its_kind() -> None:
+    """Linux 6.x: "severity=Correctable" and "Uncorrectable (Fatal)"; the aer_event
+    trace lines repeat the same two errors and are not counted again."""
+    snapshot = _load(AER)
+    assert [(e.kind, e.severity, e.pci_bus_id) for e in snapshot.events] == [
+        ("aer", "corrected", "00000000:0C:00.0"),
+        ("aer", "uncorrected-fatal", "00000000:0C:00.0"),
+    ]
+    facts = derive_host_facts(snapshot).values
+    assert (facts["host.aer_corrected_count"], facts["host.aer_uncorrected_count"]) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("line", "severity"),
+    [
+        ("AER: Correctable error message received from 0000:07:00.0", "corrected"),
+        ("AER: Corrected error received: 0000:07:00.0", "corrected"),
+        (
+            "AER: Uncorrectable (Non-Fatal) error message received from 0000:07:00.0",
+            "uncorrected-nonfatal",
+        ),
+        ("AER: Uncorrected (Fatal) error received: 0000:07:00.0", "uncorrected-fatal"),
+    ],
+)
+def test_received_only_lines_in_either_wording(line: str, severity: str) -> None:
+    text = f"[   17.765394] pcieport 0000:00:1c.4: {line}\n"
+    [event] = parse_text(text, "k.log").events
+    assert (event.severity, event.pci_bus_id) == (severity, "00000000:07:00.0")
+
+
+def test_an_unknown_aer_severity_is_kept_without_one_and_noted() -> None:
+    text = "[1.0] nvidia 0000:01:00.0: PCIe Bus Error: severity=Weird, type=Physical Layer\n"
+    snapshot = parse_text(text, "k.log")
+    assert [e.severity for e in snapshot.events] == [None]
+    assert "not one the kernel prints" in snapshot.notes[0]
+
+
+# -- a GPU lost without an Xid -----------------------------------------------------------
+
+LOST = "dmesg-fallen-off-bus-three-lines_570.158.01.log"
+
+
+def test_the_three_line_fallen_off_the_bus_message_is_a_lost_gpu() -> None:
+    snapshot = _load(LOST)
+    assert snapshot.sources[0].kind == "kernel-log"
+    [event] = snapshot.events
+    assert (event.kind, event.pci_bus_id, event.time) == (
+        "gpu-lost",
+        "00000000:B3:00.0",
+        "1843.308145",
+    )
+    assert event.text == (
+        "NVRM: The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has "
+        "fallen off the bus and is not responding to commands."
+    )
+    assert derive_host_facts(snapshot).values["host.gpu_lost_count"] == 1
+
+
+def test_continuation_lines_do_not_count_against_the_kernel_log_shape() -> None:
+    """Three stamped lines and two indented continuations: the shape alone (no Xid, no
+    AER) is a kernel log's, as it was not when continuations counted as foreign."""
+    text = (FIXTURES / LOST).read_text(encoding="utf-8")
+    assert _detect.kernel_shaped(text)
+    assert not _detect.kernel_shaped("[1.0] a\nsome other text\nmore\n")
+
+
+def test_journalctl_lines_of_one_lost_gpu_message_and_its_repeats() -> None:
+    """journalctl prefixes each line; the probe retries print it again: one GPU lost."""
+    lines = [
+        "NVRM: The NVIDIA GPU 0000:b3:00.0",
+        "NVRM: (PCI ID: 10de:26b5) installed in this system has",
+        "NVRM: fallen off the bus and is not responding to commands.",
+        "nvidia: probe of 0000:b3:00.0 failed with error -1",
+    ]
+    text = "".join(f"Feb 14 05:03:4{i % 2} node kernel: {line}\n" for i, line in enumerate(lines))
+    events = parse_text(text * 3, "j.log").events
+    assert [(e.kind, e.pci_bus_id, e.time) for e in events] == [
+        ("gpu-lost", "00000000:B3:00.0", "Feb 14 05:03:40")
+    ]
+
+
+def test_a_lost_gpu_already_reported_by_xid_79_is_one_loss() -> None:
+    text = "[10.0] NVRM: Xid (PCI:0000:b3:00): 79, pid=1, name=x, GPU has fallen off the bus.\n" + (
+        FIXTURES / LOST
+    ).read_text(encoding="utf-8")
+    assert [(e.kind, e.code) for e in parse_text(text, "k.log").events] == [("xid", 79)]
+
+
+def test_a_start_line_without_its_end_is_no_event() -> None:
+    text = "[1.0] NVRM: The NVIDIA GPU 0000:b3:00.0\n[1.1] usb 1-1: new device\n"
+    assert parse_text(text, "k.log").events == []
+
+
+# -- time stamps in other languages --------------------------------------------------------
+
+
+def test_journal_stamps_with_russian_month_names() -> None:
+    snapshot = _load("journalctl-k_ru-locale_xid79-aer.log")
+    assert [(e.kind, e.time) for e in snapshot.events] == [
+        ("xid", "May 14 10:12:44"),
+        ("aer", "May 14 09:57:01"),
+    ]
+    [note] = snapshot.notes
+    assert "'мая', read as May" in note
+
+
+def test_a_real_russian_journal_is_a_kernel_log() -> None:
+    snapshot = _load("journalctl-k_ru-locale_kernel-bug.log")
+    assert snapshot.sources[0].kind == "kernel-log" and snapshot.events == []
+    assert derive_host_facts(snapshot).values["host.xid_count"] == 0
+
+
+XID = "NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x, GPU has fallen off the bus."
+
+
+@pytest.mark.parametrize(
+    ("prefix", "time"),
+    [
+        ("[Вт мая 14 10:12:44 2024] ", "2024-05-14T10:12:44"),  # dmesg -T, ru_RU
+        ("[Di Mär  5 10:12:44 2024] ", "2024-03-05T10:12:44"),  # de_DE
+        ("[mar. janv. 16 10:12:44 2024] ", "2024-01-16T10:12:44"),  # fr_FR
+        ("Mär 05 10:12:44 node kernel: ", "Mar 05 10:12:44"),  # journalctl, de_DE
+        ("paź 05 10:12:44.123456 node kernel: ", "Oct 05 10:12:44.123456"),  # pl_PL
+        (" 7月 27 14:08:03 node kernel: ", "Jul 27 14:08:03"),  # ja_JP
+        ("7月 27 14:08:03 node kernel: ", "Jul 27 14:08:03"),  # zh_CN
+    ],
+)
+def test_month_names_of_other_languages(prefix: str, time: str) -> None:
+    snapshot = parse_text(prefix + XID + "\n", "k.log")
+    [event] = snapshot.events
+    assert event.time == time
+    assert len(snapshot.notes) == 1 and "read as" in snapshot.notes[0]
+
+
+def test_english_stamps_are_kept_as_printed_without_a_note() -> None:
+    snapshot = parse_text("Mar  3 10:00:00 node kernel: " + XID + "\n", "k.log")
+    assert [e.time for e in snapshot.events] == ["Mar  3 10:00:00"]
+    assert snapshot.notes == []
+
+
+def test_a_word_that_is_no_month_keeps_the_stamp_and_says_so() -> None:
+    snapshot = parse_text("Zzz 27 14:08:03 node kernel: " + XID + "\n", "k.log")
+    assert [e.time for e in snapshot.events] == ["Zzz 27 14:08:03"]
+    assert "not a month name gpuadvisor knows" in snapshot.notes[0]
+
+
+# -- Xid 13 over several lines ---------------------------------------------------------------
+
+
+def test_an_xid_13_printed_over_three_lines_is_one_event() -> None:
+    snapshot = _load("dmesg-ctime_xid13-three-lines.log")
+    assert Counter(e.code for e in snapshot.events) == {13: 1, 109: 1}
+    first = snapshot.events[0]
+    assert (first.time, first.source and first.source.endswith(":2")) == (
+        "2024-08-30T11:43:09",
+        True,
+    )
+    assert "Illegal Instruction Parameter" in first.text and "ESR 0x57c730" in first.text
+    assert derive_host_facts(snapshot).values["host.xid_application_count"] == 1
+
+
+def test_each_sm_report_of_an_xid_13_burst_is_its_own_event() -> None:
+    """A new Warp Exception line starts a new report; a line of another process, GPU or
+    Xid in between ends the one before."""
+    head = "[1.0] NVRM: Xid (PCI:0000:01:00): 13, pid='<unknown>', name=<unknown>, "
+    parts = [
+        "Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address",
+        "Graphics SM Global Exception on (GPC 0, TPC 0, SM 0): Multiple Warp Errors",
+        "Graphics Exception: ESR 0x1=0x2",
+    ]
+    report = "".join(head + p + "\n" for p in parts)
+    other = "[1.1] NVRM: Xid (PCI:0000:02:00): 13, pid=7, name=y, Graphics Exception: ESR 0x3\n"
+    events = parse_text(report + report + other + head + parts[2] + "\n", "k.log").events
+    assert [e.pci_bus_id[-7:-5] for e in events if e.pci_bus_id] == ["01", "01", "02", "01"]

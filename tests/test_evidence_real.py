@@ -511,8 +511,14 @@ EXPECTED: dict[str, Expected] = {
     "kernel-log/dmesg-decode-iso_xid13-flood.log": Expected(
         "kernel-log",
         0,
-        xids={13: 629, 43: 7},
-        values={"events[0].pci_bus_id": "00000000:38:00.0", "events[0].xid_class": "application"},
+        # 629 Xid 13 lines, one report per SM fault: Warp Exception, Global Exception and
+        # ESR lines (two with a ChID line too, three without the Global line).
+        xids={13: 210, 43: 7},
+        values={
+            "events[0].pci_bus_id": "00000000:38:00.0",
+            "events[0].xid_class": "application",
+            "events[1].time": "2025-01-21T02:21:33.498965+00:00",  # line 4 starts report 2
+        },
     ),
     # --- dcgm-exporter -----------------------------------------------------------------
     "dcgm-prom/2x-tesla-t4_460.106.00+470.182.03_datadog-serve.prom": Expected(
