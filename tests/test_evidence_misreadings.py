@@ -259,3 +259,90 @@ def test_each_sm_report_of_an_xid_13_burst_is_its_own_event() -> None:
     other = "[1.1] NVRM: Xid (PCI:0000:02:00): 13, pid=7, name=y, Graphics Exception: ESR 0x3\n"
     events = parse_text(report + report + other + head + parts[2] + "\n", "k.log").events
     assert [e.pci_bus_id[-7:-5] for e in events if e.pci_bus_id] == ["01", "01", "02", "01"]
+
+
+# -- the default nvidia-smi table ----------------------------------------------------------
+
+MIG_TABLE = "table-h100-mig_590.48.01_mig-devices.txt"
+
+
+def test_the_mig_devices_block_and_the_mig_and_ecc_columns_are_read() -> None:
+    snapshot = _load(MIG_TABLE)
+    [gpu] = snapshot.gpus
+    assert (gpu.ecc_mode, gpu.mig_mode) == ("enabled", "enabled")  # ECC "On", MIG "Enabled"
+    assert gpu.ecc_errors.volatile_uncorrectable is None  # per instance under MIG
+    assert gpu.mig_devices is not None
+    assert [
+        (m.index, m.gpu_instance_id, m.compute_instance_id, m.multiprocessor_count)
+        for m in gpu.mig_devices
+    ] == [(0, 2, 0, 60), (1, 3, 0, 32), (2, 9, 0, 16), (3, 10, 0, 16)]
+    assert [(m.memory_used_mib, m.memory_total_mib) for m in gpu.mig_devices] == [
+        (11091, 40448),
+        (17, 20096),
+        (9, 9984),
+        (9, 9984),
+    ]
+    assert gpu.processes is not None and [p.gpu_instance_id for p in gpu.processes] == [2, 2, 2]
+
+
+def test_the_table_and_the_q_report_of_one_mig_gpu_agree_on_its_instances() -> None:
+    """The same four instances from -q (idle) and from the table (under load): one list."""
+    from .evidence_support import real_fixtures_dir
+
+    real = real_fixtures_dir()
+    if real is None:
+        pytest.skip("real captures not found")
+    q = real / "smi-text" / "h100-80gb-hbm3_590.48.01_q_mig-4-instances.txt"
+    snapshot = load_evidence([q, FIXTURES / MIG_TABLE])
+    [gpu] = snapshot.gpus
+    assert gpu.mig_devices is not None and len(gpu.mig_devices) == 4
+    assert not any(c.field.endswith("multiprocessor_count") for c in snapshot.conflicts)
+
+
+TABLE_ROW = (
+    "+-----------------------------------------------------------------------------+\n"
+    "| NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |\n"
+    "|-------------------------------+----------------------+----------------------+\n"
+    "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+    "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+    "|                               |                      |               MIG M. |\n"
+    "|===============================+======================+======================|\n"
+    "|   0  NVIDIA RTX A5000     Off | 00000000:65:00.0 Off | {ecc:>20} |\n"
+    "| 30%   40C    P8    20W / 230W |      1MiB / 24564MiB |      0%      Default |\n"
+    "|                               |                      | {mig:>20} |\n"
+    "+-------------------------------+----------------------+----------------------+\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("ecc", "mig", "modes", "count"),
+    [
+        ("0", "Disabled", ("enabled", "disabled"), 0),
+        ("3", "N/A", ("enabled", "unsupported"), 3),
+        ("Off", "N/A", ("disabled", "unsupported"), None),
+        ("N/A", "N/A", ("unsupported", "unsupported"), None),
+        ("On", "Enabled", ("enabled", "enabled"), None),
+    ],
+)
+def test_ecc_and_mig_cells(ecc: str, mig: str, modes: tuple[str, str], count: int | None) -> None:
+    [gpu] = parse_text(TABLE_ROW.format(ecc=ecc, mig=mig), "t.txt").gpus
+    assert (gpu.ecc_mode, gpu.mig_mode) == modes
+    assert gpu.ecc_errors.volatile_uncorrectable == count
+    # MIG enabled with no MIG devices table printed: not reported, not "none".
+    assert gpu.mig_devices is None
+
+
+def test_mig_enabled_and_no_mig_devices_found() -> None:
+    text = TABLE_ROW.format(ecc="On", mig="Enabled") + (
+        "\n+-----------------------------------------------------------------------------+\n"
+        "| MIG devices:                                                                |\n"
+        "+------------------+----------------------+-----------+-----------------------+\n"
+        "| GPU  GI  CI  MIG |         Memory-Usage |        Vol|         Shared        |\n"
+        "|      ID  ID  Dev |           BAR1-Usage | SM     Unc| CE  ENC  DEC  OFA  JPG|\n"
+        "|                  |                      |        ECC|                       |\n"
+        "|==================+======================+===========+=======================|\n"
+        "|  No MIG devices found                                                       |\n"
+        "+-----------------------------------------------------------------------------+\n"
+    )
+    [gpu] = parse_text(text, "t.txt").gpus
+    assert gpu.mig_devices == []

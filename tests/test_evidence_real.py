@@ -323,6 +323,10 @@ EXPECTED: dict[str, Expected] = {
             "gpus[0].memory_total_mib": 81559,
             "gpus[0].power.enforced_limit_w": 700.0,
             "gpus[0].processes": [],
+            "gpus[0].ecc_mode": "enabled",  # "Volatile Uncorr. ECC" shows a count: 0
+            "gpus[0].ecc_errors.volatile_uncorrectable": 0,
+            "gpus[7].mig_mode": "disabled",
+            "gpus[0].mig_devices": None,
         },
     ),
     "smi-text/geforce_525.125.06_default-table_fan-err.txt": Expected(
@@ -336,6 +340,8 @@ EXPECTED: dict[str, Expected] = {
             "gpus[0].compute_mode": "E. Process",
             "gpus[0].memory_used_mib": 2021,
             "gpus[0].processes": None,
+            "gpus[0].ecc_mode": "enabled",  # a count, 0, and 23028 MiB of 24564
+            "gpus[0].mig_mode": "unsupported",  # MIG M. N/A
         },
     ),
     "smi-text/h100-80gb-hbm3_590.48.01_q_idle.txt": Expected(

@@ -239,6 +239,8 @@ def test_pro_card_article_session_is_one_host() -> None:
     # The table (67 C) and the later -q excerpt (83 C) disagree: reported, first kept.
     fields = {c.field for c in snapshot.conflicts}
     assert "gpus[00000000:65:00.0].temperature.gpu_c" in fields
+    # So do the article's table (ECC "N/A": no ECC) and its -q excerpt (ECC Enabled).
+    assert "gpus[00000000:65:00.0].ecc_mode" in fields
 
 
 def test_two_gpu_article_session_is_one_host() -> None:
