@@ -346,3 +346,35 @@ def test_mig_enabled_and_no_mig_devices_found() -> None:
     )
     [gpu] = parse_text(text, "t.txt").gpus
     assert gpu.mig_devices == []
+
+
+# -- dmon --------------------------------------------------------------------------------------
+
+
+def test_dmon_fills_the_gpu_readings_over_its_window() -> None:
+    """Five samples of an H100 under gpu-burn: mtemp, mem and mclk kept; the GPU's own
+    utilisation, power and temperature are the window's."""
+    [gpu] = _load("dmon-h100_590.48.01_load.txt").gpus
+    assert gpu.samples is not None and len(gpu.samples) == 5
+    assert (gpu.utilisation.gpu_pct, gpu.utilisation.gpu_min_pct) == (100.0, 100.0)
+    assert (gpu.utilisation.memory_pct, gpu.utilisation.memory_p95_pct) == (9.4, 10.0)
+    assert gpu.utilisation.memory_min_pct == 9.0
+    assert (gpu.utilisation.encoder_pct, gpu.utilisation.decoder_pct) == (0.0, 0.0)
+    assert gpu.power.draw_w == 633.6
+    assert (gpu.temperature.gpu_c, gpu.temperature.memory_c) == (63.8, 58.2)
+    assert (gpu.clocks.sm_mhz, gpu.clocks.mem_mhz) == (1980.0, 2619.0)
+
+
+def test_dmon_columns_left_at_dash_stay_null() -> None:
+    """Under MIG dmon prints "-" for SM and memory %; GDDR cards have no memory
+    temperature."""
+    text = (
+        "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk\n"
+        "# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz\n"
+        "    0     70     42      -      -      -      -      -      -      -   2619    345\n"
+        "    0     72     43      -      -      -      -      -      -      -   2619    345\n"
+    )
+    [gpu] = parse_text(text, "dmon.txt").gpus
+    assert (gpu.utilisation.gpu_pct, gpu.utilisation.memory_pct) == (None, None)
+    assert gpu.temperature.memory_c is None
+    assert (gpu.power.draw_w, gpu.temperature.gpu_c, gpu.clocks.mem_mhz) == (71.0, 42.5, 2619.0)
