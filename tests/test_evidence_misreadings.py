@@ -378,3 +378,57 @@ def test_dmon_columns_left_at_dash_stay_null() -> None:
     assert (gpu.utilisation.gpu_pct, gpu.utilisation.memory_pct) == (None, None)
     assert gpu.temperature.memory_c is None
     assert (gpu.power.draw_w, gpu.temperature.gpu_c, gpu.clocks.mem_mhz) == (71.0, 42.5, 2619.0)
+
+
+# -- numactl --hardware and topo -p2p ----------------------------------------------------------
+
+
+def test_numactl_hardware_alone_is_accepted() -> None:
+    snapshot = _load("numactl-hardware-2node_apache-hadoop.txt")
+    assert snapshot.sources[0].kind == "numactl"
+    cpu = snapshot.host.cpu
+    assert cpu.numa_nodes == 2
+    # Written as lscpu writes "NUMA nodeN CPU(s)", so the two captures agree when merged.
+    assert cpu.numa_node_cpus == {"node0": "0-23,48-71", "node1": "24-47,72-95"}
+    assert snapshot.host.numa_binding.policy is None
+    [note] = snapshot.notes
+    assert "node memory sizes and node distances" in note
+    assert derive_host_facts(snapshot).values["host.numa_nodes"] == 2
+
+
+def test_numactl_show_and_hardware_in_one_capture() -> None:
+    snapshot = _load("numactl-show-and-hardware.txt")
+    binding, cpu = snapshot.host.numa_binding, snapshot.host.cpu
+    assert (binding.policy, binding.nodebind, binding.membind) == ("default", [0, 1], [0, 1])
+    assert cpu.numa_nodes == 2
+    assert cpu.numa_node_cpus["node1"].startswith("1,3,5,")
+
+
+def test_numactl_hardware_and_lscpu_of_one_host_agree(tmp_path: Path) -> None:
+    lscpu = tmp_path / "lscpu.txt"
+    lscpu.write_text(
+        "Architecture: x86_64\nCPU(s): 96\nSocket(s): 2\nNUMA node(s): 2\n"
+        "NUMA node0 CPU(s): 0-23,48-71\nNUMA node1 CPU(s): 24-47,72-95\n",
+        encoding="utf-8",
+    )
+    snapshot = load_evidence([lscpu, FIXTURES / "numactl-hardware-2node_apache-hadoop.txt"])
+    assert snapshot.conflicts == []
+
+
+@pytest.mark.parametrize(
+    ("ids", "written"),
+    [([0, 1, 2, 3, 8, 10, 11], "0-3,8,10,11"), ([5], "5"), ([0, 2, 4], "0,2,4"), ([1, 2], "1,2")],
+)
+def test_cpu_lists_are_written_as_lscpu_writes_them(ids: list[int], written: str) -> None:
+    from gpuadvisor.evidence.numactl import cpu_ranges
+
+    assert cpu_ranges(ids) == written
+
+
+def test_a_memory_only_numa_node_lists_no_cpus() -> None:
+    text = (
+        "available: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 3\nnode 0 size: 63678 MB\n"
+        "node 1 cpus:\nnode 1 size: 16122 MB\n"
+    )
+    cpu = parse_text(text, "n.txt").host.cpu
+    assert (cpu.numa_nodes, cpu.numa_node_cpus) == (2, {"node0": "0-3"})

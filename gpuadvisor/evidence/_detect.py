@@ -159,9 +159,20 @@ def numactl_fields(text: str) -> dict[str, str]:
     return fields
 
 
+#: ``numactl --hardware``: the node count line, and one CPU list line per node.
+NUMACTL_AVAILABLE = r"^available: (?P<count>\d+) nodes? \((?P<nodes>[^)\n]*)\)\s*$"
+NUMACTL_NODE = r"^node (?P<node>\d+) (?P<what>cpus|size|free):(?P<value>[^\n]*)$"
+
+
 def numactl(text: str) -> bool:
+    """``numactl --show`` (policy and binding), ``numactl --hardware`` (nodes), or both."""
     fields = numactl_fields(text)
-    return "policy" in fields and ("physcpubind" in fields or "membind" in fields)
+    if "policy" in fields and ("physcpubind" in fields or "membind" in fields):
+        return True
+    return (
+        re.search(NUMACTL_AVAILABLE, text, re.M) is not None
+        and re.search(r"^node \d+ cpus:", text, re.M) is not None
+    )
 
 
 def dcgm(text: str) -> bool:
