@@ -432,3 +432,9 @@ def test_a_memory_only_numa_node_lists_no_cpus() -> None:
     )
     cpu = parse_text(text, "n.txt").host.cpu
     assert (cpu.numa_nodes, cpu.numa_node_cpus) == (2, {"node0": "0-3"})
+
+
+def test_topo_p2p_alone_yields_its_gpus() -> None:
+    snapshot = _load("two-gpu-p2p-cns.txt")
+    assert [g.index for g in snapshot.gpus] == [0, 1]
+    assert derive_host_facts(snapshot).values["host.gpu_count"] == 2

@@ -42,7 +42,11 @@ SEEDS: dict[str, tuple[str, int, dict[str, Any]]] = {
             "gpus[1].numa_node": 1,
         },
     ),
-    "seed-topo-p2p.txt": ("nvidia-smi-p2p", 0, {"topology.p2p[0].status": "OK"}),
+    "seed-topo-p2p.txt": (
+        "nvidia-smi-p2p",
+        2,  # one GPU record per matrix row, as topo -m gives
+        {"topology.p2p[0].status": "OK", "gpus[0].index": 0, "gpus[1].index": 1},
+    ),
     "seed-query-clocks.csv": (
         "nvidia-smi-csv",
         2,
