@@ -174,6 +174,16 @@ _GROUPS = [
         "two-gpu-p2p-cns.txt",
     ],
     ["seed-flat-dmon.txt", "pmon-dt-fb.txt", "seed-smi-L.txt"],
+    [  # the shapes of issue #15
+        "table-h100-mig_590.48.01_mig-devices.txt",
+        "dmon-h100_590.48.01_load.txt",
+        "numactl-show-and-hardware.txt",
+        "dmesg-aer-correctable-uncorrectable_6.11.log",
+        "dmesg-fallen-off-bus-three-lines_570.158.01.log",
+        "dmesg-ctime_xid13-three-lines.log",
+        "journalctl-k_ru-locale_xid79-aer.log",
+        "table-rtx-2080-super_591.86_windows_powershell-utf16le.txt",
+    ],
     [
         "seed-journalctl-aer.log",
         "seed-lscpu.txt",
