@@ -17,7 +17,7 @@ from gpuadvisor.evidence import FORMATS, _detect, detect, load_evidence, parse_t
 from gpuadvisor.evidence.formats import NOT_FILE_KINDS, format_of
 from gpuadvisor.host.schema import EvidenceKind
 
-from .evidence_support import FIXTURES
+from .evidence_support import FIXTURES, fixture_files, fixture_text
 
 #: Public modules of gpuadvisor/evidence/ that parse no format.
 NOT_PARSERS = frozenset({"formats", "merge"})
@@ -50,11 +50,7 @@ def test_every_parser_module_has_a_row() -> None:
 
 
 def test_every_format_has_a_fixture() -> None:
-    found = {
-        detect(p.read_text(encoding="utf-8", errors="replace"), p.name)
-        for p in FIXTURES.iterdir()
-        if p.is_file()
-    }
+    found = {detect(fixture_text(p), p.name) for p in fixture_files()}
     assert {f.kind for f in FORMATS} - found == set()
 
 

@@ -42,7 +42,11 @@ SEEDS: dict[str, tuple[str, int, dict[str, Any]]] = {
             "gpus[1].numa_node": 1,
         },
     ),
-    "seed-topo-p2p.txt": ("nvidia-smi-p2p", 0, {"topology.p2p[0].status": "OK"}),
+    "seed-topo-p2p.txt": (
+        "nvidia-smi-p2p",
+        2,  # one GPU record per matrix row, as topo -m gives
+        {"topology.p2p[0].status": "OK", "gpus[0].index": 0, "gpus[1].index": 1},
+    ),
     "seed-query-clocks.csv": (
         "nvidia-smi-csv",
         2,
@@ -239,6 +243,8 @@ def test_pro_card_article_session_is_one_host() -> None:
     # The table (67 C) and the later -q excerpt (83 C) disagree: reported, first kept.
     fields = {c.field for c in snapshot.conflicts}
     assert "gpus[00000000:65:00.0].temperature.gpu_c" in fields
+    # So do the article's table (ECC "N/A": no ECC) and its -q excerpt (ECC Enabled).
+    assert "gpus[00000000:65:00.0].ecc_mode" in fields
 
 
 def test_two_gpu_article_session_is_one_host() -> None:
