@@ -36,6 +36,7 @@ SECTIONS = (
     "Measured evidence",
     "Operating runbook",
     "Inputs and provenance",
+    "Sign-off",
 )
 
 

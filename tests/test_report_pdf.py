@@ -72,6 +72,8 @@ def test_pdf_holds_picks_findings_and_every_section(pdf: bytes, fix_first: Decis
             "Measured evidence",
             "Operating runbook",
             "Inputs and provenance",
+            "Prices used",
+            "Sign-off",
         )
     ]
     assert positions == sorted(positions)
