@@ -145,6 +145,8 @@ class Column(NamedTuple):
     option: str
     pick: Pick
     chosen: bool
+    short_option: str = ""
+    """The kind in the charts' short words (``model split · professional``)."""
 
     @property
     def card(self) -> str:
@@ -167,8 +169,9 @@ def _yes(value: bool) -> str:
 def comparison_columns(decision: Decision) -> tuple[Column, ...]:
     r = decision.recommendation
     chosen = option_label(r.shape, r.class_)
+    short = option_label(r.shape, r.class_, short=True)
     columns = [
-        Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True)
+        Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True, short_option=short)
         for rank, pick in enumerate(decision.picks, start=1)
     ]
     alternatives = [a for a in decision.alternatives if a.best is not None]
@@ -180,6 +183,7 @@ def comparison_columns(decision: Decision) -> tuple[Column, ...]:
                 option=option_label(alternative.shape, alternative.class_),
                 pick=alternative.best,
                 chosen=False,
+                short_option=option_label(alternative.shape, alternative.class_, short=True),
             )
         )
     return tuple(columns)
