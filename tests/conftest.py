@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
@@ -20,6 +21,16 @@ FIXTURES = TESTS / "fixtures"
 REPO = TESTS.parent
 SHARED = REPO.parent / "shared"
 REAL_FIXTURES = SHARED / "fixtures" / "real"
+
+#: Every decision made under test is dated 2026-12-01 (``provenance.generated_at``), so
+#: golden reports do not change with the day they are made. Tests of the date itself
+#: change or remove the variable with ``monkeypatch``.
+TEST_SOURCE_DATE_EPOCH = "1796083200"
+TEST_DATE = "2026-12-01"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ["SOURCE_DATE_EPOCH"] = TEST_SOURCE_DATE_EPOCH
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -32,10 +32,7 @@ def _flat(text: str) -> str:
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_formats_agree_on_headline_picks_and_findings(
-    name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+def test_formats_agree_on_headline_picks_and_findings(name: str) -> None:
     decision = _decision(name)
     as_json = json.loads(render(decision, "json"))
     md = _flat(render(decision, "md"))

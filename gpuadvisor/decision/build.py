@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpuadvisor import __version__
+from gpuadvisor.decision.dates import report_date
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
 from gpuadvisor.decision.model import (
     Alternative,
@@ -338,6 +339,9 @@ def decide(
         lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
         inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),
         provenance=Provenance(
-            gpuadvisor=__version__, catalog=engine.catalog.version, rules=engine.rules.version
+            gpuadvisor=__version__,
+            catalog=engine.catalog.version,
+            rules=engine.rules.version,
+            generated_at=report_date(),
         ),
     )

@@ -158,6 +158,10 @@ class Provenance(_Out):
     gpuadvisor: str
     catalog: str
     rules: str
+    generated_at: str = Field(
+        description="The report date, YYYY-MM-DD: from SOURCE_DATE_EPOCH when it is set, "
+        "else the day the decision was made."
+    )
 
 
 class Meta(_Out):

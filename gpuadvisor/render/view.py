@@ -19,6 +19,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuadvisor.decision.model import Alternative, Decision, Finding, MeasuredGpu, Pick, Sample
 from gpuadvisor.errors import InputError
+from gpuadvisor.render.provenance import (
+    EvidenceFile,
+    PriceUsed,
+    Shortener,
+    prices_used,
+    shortener,
+)
 from gpuadvisor.vocabulary import Category, GpuClass, Shape, format_value
 
 #: Rejected alternatives shown beside the picks in the comparison table.
@@ -138,6 +145,8 @@ class Column(NamedTuple):
     option: str
     pick: Pick
     chosen: bool
+    short_option: str = ""
+    """The kind in the charts' short words (``model split · professional``)."""
 
     @property
     def card(self) -> str:
@@ -160,8 +169,9 @@ def _yes(value: bool) -> str:
 def comparison_columns(decision: Decision) -> tuple[Column, ...]:
     r = decision.recommendation
     chosen = option_label(r.shape, r.class_)
+    short = option_label(r.shape, r.class_, short=True)
     columns = [
-        Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True)
+        Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True, short_option=short)
         for rank, pick in enumerate(decision.picks, start=1)
     ]
     alternatives = [a for a in decision.alternatives if a.best is not None]
@@ -173,6 +183,7 @@ def comparison_columns(decision: Decision) -> tuple[Column, ...]:
                 option=option_label(alternative.shape, alternative.class_),
                 pick=alternative.best,
                 chosen=False,
+                short_option=option_label(alternative.shape, alternative.class_, short=True),
             )
         )
     return tuple(columns)
@@ -284,6 +295,12 @@ class ReportView(NamedTuple):
     gpus: tuple[GpuView, ...]
     runbook: tuple[RunbookEntry, ...]
     chosen_option: str
+    prices: tuple[PriceUsed, ...] = ()
+    """The picks' unit prices, their kind, date and age at the report date."""
+    evidence: tuple[EvidenceFile, ...] = ()
+    """The evidence files with the names the tables use for them."""
+    short: Shortener = Shortener({}, None)
+    """``v.short(text)``: the text with evidence paths shortened to those names."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
@@ -291,6 +308,7 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
 
     columns = comparison_columns(decision)
     r = decision.recommendation
+    short = shortener(decision)
     return ReportView(
         d=decision,
         date=date,
@@ -304,4 +322,7 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         gpus=tuple(gpu_view(g) for g in decision.gpus),
         runbook=select_runbook(runbook, decision),
         chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
+        prices=prices_used(decision),
+        evidence=tuple(EvidenceFile(short(e.file), e) for e in decision.inputs.evidence),
+        short=short,
     )
