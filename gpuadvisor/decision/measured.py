@@ -8,6 +8,7 @@ the evidence file(s) it came from (the snapshot's provenance), so a report can s
 from __future__ import annotations
 
 from gpuadvisor.decision.model import FactValue, MeasuredGpu, Sample
+from gpuadvisor.decision.words import format_share
 from gpuadvisor.host.schema import Gpu, HostSnapshot
 
 
@@ -57,12 +58,14 @@ def _pair(current: int | None, maximum: int | None) -> str | None:
 
 
 def _reasons(gpu: Gpu) -> str | None:
+    """The active clock-event reasons, each with what it rests on: the share of a sampled
+    window (dmon -s v, a probe) or the one snapshot that showed it active."""
     active = []
     for name, state in gpu.throttle_reasons.items():
         if state.fraction is not None and state.fraction > 0:
-            active.append(f"{name} ({state.fraction:.0%})")
+            active.append(f"{name} ({format_share(state.fraction)} of the window)")
         elif state.active:
-            active.append(name)
+            active.append(f"{name} (in the snapshot)")
     return ", ".join(active) if active else None
 
 
