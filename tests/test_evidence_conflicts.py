@@ -1,5 +1,6 @@
 """Evidence that disagrees (issue #15): two cards at one bus id are kept apart, each GPU
-value cites the one file it came from, and host/v1 keeps that record through an import.
+value cites the one file it came from, host/v1 keeps that record through an import, and
+the decision carries ``evidence_conflicts`` (CONTRACT §6) for every report to show.
 
 ``judge-rtx-a5000-same-bus-q.txt`` is ``judge-rtx-4090-load-q.txt`` (see
 test_measured_judgements.py) as another host's card at the same bus id: an RTX A5000
@@ -11,9 +12,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gpuadvisor.decision.measured import measured_gpus
+from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.evidence import dump_snapshot, load_evidence
 from gpuadvisor.evidence.merge import different_cards, same_gpu
 from gpuadvisor.host.schema import Gpu, HostSnapshot
+from gpuadvisor.inputs.catalog import Catalog
+from gpuadvisor.pipeline import advise
 
 from .conftest import FIXTURES as TEST_FIXTURES
 from .evidence_support import FIXTURES
@@ -64,6 +69,15 @@ def test_each_gpu_value_cites_the_one_file_it_came_from() -> None:
     assert gpu.provenance["throttle_reasons.sw_power_cap.fraction"] == str(DMON)
     assert gpu.provenance["throttle_reasons.sw_power_cap.active"] == str(Q)
     assert "throttle_reasons.gpu_idle.fraction" not in gpu.provenance  # never reported
+    [table] = measured_gpus(snapshot)[:1]
+    cited = {v.name: v.source for v in table.values}
+    assert cited["utilisation"] == str(Q)
+    assert cited["temperature"] == str(Q)
+    assert cited["PCIe width"] == str(Q)
+    assert table.series_source == str(DMON)
+    assert all(
+        ", " not in source for name, source in cited.items() if name != "clock-event reasons active"
+    )
 
 
 def test_an_imported_host_file_keeps_which_capture_gave_each_value(tmp_path: Path) -> None:
@@ -86,6 +100,63 @@ def test_a_conflict_from_an_older_host_file_gets_its_gpu(tmp_path: Path) -> None
     old = tmp_path / "old-host.json"
     old.write_text(json.dumps(data))
     assert [c.gpu for c in load_evidence([old]).conflicts] == ["00000000:17:00.0"]
+
+
+def _profile(tmp_path: Path) -> Path:
+    path = tmp_path / "profile.toml"
+    path.write_text(
+        'schema = "gpuadvisor/profile/v1"\n[workload]\nkind = "training"\n'
+        'objective = "throughput"\nvram_need_gib = 16\n'
+    )
+    return path
+
+
+def test_the_decision_json_carries_the_conflicts_as_the_contract_says(
+    tmp_path: Path, test_catalog: Catalog, rulebase: RuleBase
+) -> None:
+    decision = advise(
+        _profile(tmp_path),
+        evidence=[GEFORCE, A5000],
+        sensitivity=False,
+        catalog=test_catalog,
+        rules=rulebase,
+    )
+    data = json.loads(decision.to_json())
+    assert data["evidence_conflicts"] == [
+        {
+            "gpu": BUS,
+            "field": "name",
+            "values": [
+                {"file": str(GEFORCE), "value": "NVIDIA GeForce RTX 4090"},
+                {"file": str(A5000), "value": "NVIDIA RTX A5000"},
+            ],
+        },
+        {
+            "gpu": BUS,
+            "field": "uuid",
+            "values": [
+                {"file": str(GEFORCE), "value": "GPU-988008fc-0059-17f4-9001-0ab4143e0e63"},
+                {"file": str(A5000), "value": "GPU-5b7a11e2-3c4d-8e9f-a0b1-c2d3e4f5a6b7"},
+            ],
+        },
+    ]
+    agreeing = advise(
+        _profile(tmp_path),
+        evidence=[GEFORCE],
+        sensitivity=False,
+        catalog=test_catalog,
+        rules=rulebase,
+    )
+    assert json.loads(agreeing.to_json())["evidence_conflicts"] == []
+    host_wide = advise(
+        _profile(tmp_path),
+        evidence=[Q, DCGM],
+        sensitivity=False,
+        catalog=test_catalog,
+        rules=rulebase,
+    )
+    [conflict] = json.loads(host_wide.to_json())["evidence_conflicts"]
+    assert (conflict["gpu"], conflict["field"]) == ("00000000:17:00.0", "utilisation.gpu_pct")
 
 
 BEFORE = TEST_FIXTURES / "schemas" / "host-v1-before-issue-15.json"

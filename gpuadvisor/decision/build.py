@@ -17,6 +17,7 @@ from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
 from gpuadvisor.decision.model import (
     Alternative,
     Decision,
+    EvidenceConflict,
     EvidenceRef,
     FixFirst,
     Inputs,
@@ -269,6 +270,7 @@ def decide(
     evidence: tuple[EvidenceRef, ...] = (),
     measured_gpus: tuple[MeasuredGpu, ...] = (),
     sensitivity: bool = True,
+    evidence_conflicts: tuple[EvidenceConflict, ...] = (),
 ) -> Decision:
     """The decision/v1 document for these facts: the engine's conclusion, phrased.
 
@@ -322,4 +324,5 @@ def decide(
         provenance=Provenance(
             gpuadvisor=__version__, catalog=engine.catalog.version, rules=engine.rules.version
         ),
+        evidence_conflicts=evidence_conflicts,
     )

@@ -265,6 +265,34 @@ def gpu_view(gpu: MeasuredGpu) -> GpuView:
     return GpuView(gpu, " ".join(parts), series_stats(gpu.series), duration)
 
 
+# -- evidence conflicts --------------------------------------------------------------
+
+
+class ConflictCell(NamedTuple):
+    file: str
+    value: str
+
+
+class ConflictRow(NamedTuple):
+    """One value the evidence files disagree on, with what each file said."""
+
+    gpu: str
+    """The GPU's bus id (or UUID, or index), or "host" for a host-wide value."""
+    field: str
+    values: tuple[ConflictCell, ...]
+
+
+def conflict_rows(decision: Decision) -> tuple[ConflictRow, ...]:
+    return tuple(
+        ConflictRow(
+            gpu=c.gpu or "host",
+            field=c.field,
+            values=tuple(ConflictCell(v.file, format_value(v.value)) for v in c.values),
+        )
+        for c in decision.evidence_conflicts
+    )
+
+
 # -- the whole view ------------------------------------------------------------------
 
 
@@ -284,6 +312,8 @@ class ReportView(NamedTuple):
     gpus: tuple[GpuView, ...]
     runbook: tuple[RunbookEntry, ...]
     chosen_option: str
+    conflicts: tuple[ConflictRow, ...] = ()
+    """Values the evidence files disagree on (the "Conflicting evidence" section)."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
@@ -304,4 +334,5 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         gpus=tuple(gpu_view(g) for g in decision.gpus),
         runbook=select_runbook(runbook, decision),
         chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
+        conflicts=conflict_rows(decision),
     )
