@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gpuadvisor.decision.build import Advisor, decide
-from gpuadvisor.decision.model import Decision, EvidenceRef, MeasuredGpu
+from gpuadvisor.decision.model import Decision, EvidenceConflict, EvidenceRef, MeasuredGpu
 from gpuadvisor.engine.core import Engine
 from gpuadvisor.engine.facts import build_facts
 from gpuadvisor.engine.rules import RuleBase, load_rules
@@ -87,13 +87,15 @@ def advise_profile(
     host_values = None
     host_sources = None
     gpus: tuple[MeasuredGpu, ...] = ()
+    conflicts: tuple[EvidenceConflict, ...] = ()
     if evidence:
-        from gpuadvisor.decision.measured import measured_gpus
+        from gpuadvisor.decision.measured import evidence_conflicts, measured_gpus
         from gpuadvisor.engine.hostfacts import derive_host_facts
         from gpuadvisor.evidence import load_evidence
 
         snapshot = load_evidence(list(evidence))
         gpus = measured_gpus(snapshot)
+        conflicts = evidence_conflicts(snapshot)
         derived = derive_host_facts(snapshot)
         host_values, host_sources = derived.values, derived.sources
         refs = tuple(
@@ -109,4 +111,5 @@ def advise_profile(
         evidence=refs,
         measured_gpus=gpus,
         sensitivity=sensitivity,
+        evidence_conflicts=conflicts,
     )

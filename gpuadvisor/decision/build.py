@@ -18,6 +18,7 @@ from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
 from gpuadvisor.decision.model import (
     Alternative,
     Decision,
+    EvidenceConflict,
     EvidenceRef,
     FixFirst,
     Inputs,
@@ -288,6 +289,7 @@ def decide(
     evidence: tuple[EvidenceRef, ...] = (),
     measured_gpus: tuple[MeasuredGpu, ...] = (),
     sensitivity: bool = True,
+    evidence_conflicts: tuple[EvidenceConflict, ...] = (),
 ) -> Decision:
     """The decision/v1 document for these facts: the engine's conclusion, phrased.
 
@@ -344,4 +346,5 @@ def decide(
             rules=engine.rules.version,
             generated_at=report_date(),
         ),
+        evidence_conflicts=evidence_conflicts,
     )

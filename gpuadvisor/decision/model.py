@@ -164,6 +164,24 @@ class Provenance(_Out):
     )
 
 
+class ConflictingValue(_Out):
+    """What one evidence file said about a value other files report differently."""
+
+    file: str
+    value: str | float | int | bool
+
+
+class EvidenceConflict(_Out):
+    """Evidence files that disagree on one value (CONTRACT §6): the first file's value
+    is used, or, when they disagree on which card sits at a bus id, both cards are kept."""
+
+    gpu: str | None = Field(
+        description="The GPU's bus id (else UUID or 'index N'); null for a host-wide value."
+    )
+    field: str = Field(description="The value's path inside the GPU (or the host/v1 file).")
+    values: tuple[ConflictingValue, ...]
+
+
 class Meta(_Out):
     title: str
     requester: str
@@ -197,6 +215,11 @@ class Decision(_Out):
     )
     inputs: Inputs
     provenance: Provenance
+    evidence_conflicts: tuple[EvidenceConflict, ...] = Field(
+        (),
+        description="Values on which the evidence files disagree, each with every file's "
+        "value; [] when they agree.",
+    )
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2) + "\n"

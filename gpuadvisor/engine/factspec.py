@@ -95,6 +95,17 @@ def _b(name: str, description: str, source: str = "evidence") -> FactSpec:
     return FactSpec(name, "bool", description, nullable=True, source=source)
 
 
+def _basis(name: str, description: str) -> FactSpec:
+    return FactSpec(
+        name,
+        "string",
+        description,
+        choices=("window", "snapshot"),
+        nullable=True,
+        source="evidence",
+    )
+
+
 #: Measured facts. The evidence layer fills what its sources report; the rest stay null.
 HOST_FACTS: tuple[FactSpec, ...] = (
     FactSpec("host.evidence_present", "bool", "Any host evidence was attached.", source="evidence"),
@@ -155,9 +166,15 @@ HOST_FACTS: tuple[FactSpec, ...] = (
         "A busy GPU's PCIe generation is below its maximum (idle GPUs are not judged).",
     ),
     _n(
-        "gpu.thermal_limited_fraction", "Share of samples with thermal slowdown active (worst GPU)."
+        "gpu.thermal_limited_fraction",
+        "Share of samples with thermal slowdown active (worst GPU).",
+        "share",
     ),
-    _n("gpu.power_limited_fraction", "Share of samples with power capping active (worst GPU)."),
+    _n(
+        "gpu.power_limited_fraction",
+        "Share of samples with SW Power Cap or HW Power Brake active (worst GPU).",
+        "share",
+    ),
     _n("gpu.temp_margin_c", "Slowdown temperature minus the hottest reading (smallest).", "°C"),
     _n("gpu.sm_clock_ratio_busy", "SM clock / max SM clock while busy (lowest).", "ratio"),
     _n("gpu.power_draw_ratio", "Power draw / enforced limit (highest).", "ratio"),
@@ -174,6 +191,42 @@ HOST_FACTS: tuple[FactSpec, ...] = (
     _b("gpu.retired_pages_pending", "A page retirement waits for a reset."),
     _b("gpu.remap_pending", "A row remap waits for a GPU reset."),
     _b("gpu.remap_failure", "Row remapping has failed on a GPU."),
+    # What measured values rest on, and the judgements of issue #15 built on that.
+    _basis(
+        "host.gpu_util_basis", "What GPU utilisation rests on: a sampled window or one snapshot."
+    ),
+    _basis("host.cpu_util_basis", "What CPU busy and iowait rest on (mpstat / iostat: a window)."),
+    _n("host.cpu_busy_min_pct", "The least busy CPU's busy time (mpstat -P ALL).", "%"),
+    _basis("gpu.thermal_basis", "What gpu.thermal_limited_fraction rests on."),
+    _n(
+        "gpu.power_cap_fraction",
+        "Share of readings at the GPU's own power cap (SW Power Cap; worst GPU).",
+        "share",
+    ),
+    _basis("gpu.power_cap_basis", "What gpu.power_cap_fraction rests on."),
+    _n(
+        "gpu.power_cap_draw_ratio",
+        "That GPU's power draw under load / its enforced limit.",
+        "ratio",
+    ),
+    _n(
+        "gpu.power_brake_fraction",
+        "Share of readings with the external HW Power Brake on a busy GPU (worst).",
+        "share",
+    ),
+    _basis("gpu.power_brake_basis", "What the HW Power Brake readings rest on."),
+    _b("gpu.power_brake_idle", "The HW Power Brake is asserted on an idle GPU."),
+    _n(
+        "gpu.clock_held_fraction",
+        "Share of readings in which a busy GPU reported a reason holding its clocks down.",
+        "share",
+    ),
+    _n(
+        "gpu.sm_clock_sustained_ratio",
+        "Mean busy SM clock / the highest busy SM clock in the same window (lowest).",
+        "ratio",
+    ),
+    _basis("gpu.clock_basis", "What the clock judgement rests on."),
 )
 
 CATALOG_FACTS: tuple[FactSpec, ...] = (

@@ -26,7 +26,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from gpuadvisor import __version__
-from gpuadvisor.decision.words import describe_flip
+from gpuadvisor.decision.words import describe_flip, format_measure
 from gpuadvisor.inputs.cache import user_cache_folder
 from gpuadvisor.inputs.textio import read_bytes
 from gpuadvisor.render import printable
@@ -152,6 +152,7 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
         "money": money,
         "value": format_value,
         "flip": describe_flip,
+        "measure": format_measure,
         **format_filters,
     }
     env.add_filters(filters)

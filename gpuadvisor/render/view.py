@@ -276,6 +276,34 @@ def gpu_view(gpu: MeasuredGpu) -> GpuView:
     return GpuView(gpu, " ".join(parts), series_stats(gpu.series), duration)
 
 
+# -- evidence conflicts --------------------------------------------------------------
+
+
+class ConflictCell(NamedTuple):
+    file: str
+    value: str
+
+
+class ConflictRow(NamedTuple):
+    """One value the evidence files disagree on, with what each file said."""
+
+    gpu: str
+    """The GPU's bus id (or UUID, or index), or "host" for a host-wide value."""
+    field: str
+    values: tuple[ConflictCell, ...]
+
+
+def conflict_rows(decision: Decision) -> tuple[ConflictRow, ...]:
+    return tuple(
+        ConflictRow(
+            gpu=c.gpu or "host",
+            field=c.field,
+            values=tuple(ConflictCell(v.file, format_value(v.value)) for v in c.values),
+        )
+        for c in decision.evidence_conflicts
+    )
+
+
 # -- the whole view ------------------------------------------------------------------
 
 
@@ -301,6 +329,8 @@ class ReportView(NamedTuple):
     """The evidence files with the names the tables use for them."""
     short: Shortener = Shortener({}, None)
     """``v.short(text)``: the text with evidence paths shortened to those names."""
+    conflicts: tuple[ConflictRow, ...] = ()
+    """Values the evidence files disagree on (the "Conflicting evidence" section)."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
@@ -325,4 +355,5 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         prices=prices_used(decision),
         evidence=tuple(EvidenceFile(short(e.file), e) for e in decision.inputs.evidence),
         short=short,
+        conflicts=conflict_rows(decision),
     )
