@@ -240,9 +240,15 @@ def test_pro_card_article_session_is_one_host() -> None:
     assert facts["host.xid_application_count"] == 2
     assert facts["host.aer_corrected_count"] == 1
     assert facts["gpu.ecc_correctable_aggregate"] == 2
-    # The table (67 C) and the later -q excerpt (83 C) disagree: reported, first kept.
+    # The table (67 C) and the later -q excerpt (83 C) are two moments; the dmon capture
+    # of the same session is a window, so its figure is used and each moment is named in
+    # a note rather than reported as a conflict between files.
     fields = {c.field for c in snapshot.conflicts}
-    assert "gpus[00000000:65:00.0].temperature.gpu_c" in fields
+    assert "gpus[00000000:65:00.0].temperature.gpu_c" not in fields
+    temperature_notes = [n for n in snapshot.notes if "temperature.gpu_c" in n]
+    assert any("seed-flat-table.txt read 67" in n for n in temperature_notes)
+    assert any("seed-flat-q-temperature.txt read 83" in n for n in temperature_notes)
+    assert snapshot.gpus[0].provenance["temperature.gpu_c"].endswith("seed-flat-dmon.txt")
     # So do the article's table (ECC "N/A": no ECC) and its -q excerpt (ECC Enabled).
     assert "gpus[00000000:65:00.0].ecc_mode" in fields
 

@@ -10,6 +10,12 @@ agree; two files reporting different values are a conflict, recorded in ``confli
 with both files and both values, and the first file's value is kept. Lists merge by
 their natural key (process id, device name, interface, GPU pair).
 
+A file that samples over a window (``dmon``, ``pmon``) reports a GPU's utilisation,
+temperatures, power and clocks as figures of that window; a snapshot (``-q``, the
+table) reports one moment. The two measure different things, so where they differ the
+window's figure is kept, whichever file comes first, and the snapshot's value is named
+in a note: that is not a conflict between the files.
+
 Each GPU keeps which file gave each of its values (``Gpu.provenance``, by field path), so
 a report cites the one file a value came from; a host/v1 file's own record is carried
 through, so a value read from ``nvidia-smi -q`` and imported cites the ``-q`` file.
@@ -62,6 +68,10 @@ _LIST_KEYS: dict[type[BaseModel], Callable[[Any], object]] = {
 }
 
 
+#: Capture kinds whose per-GPU figures describe a sampled window.
+WINDOW_KINDS = frozenset({"nvidia-smi-dmon", "nvidia-smi-pmon"})
+
+
 class _Merger:
     def __init__(self) -> None:
         #: Owner key (``gpus#3.temperature.gpu_c``, ``host.cpu.sockets``) -> the file
@@ -73,6 +83,9 @@ class _Merger:
         self.gpu: str | None = None
         self.prefix = ""
         self.origin: Mapping[str, str] = {}
+        #: Files whose values are figures of a sampled window, not of one moment.
+        self.windows: set[str] = set()
+        self.notes: list[str] = []
 
     def enter_gpu(self, label: str | None, prefix: str, origin: Mapping[str, str]) -> None:
         self.gpu, self.prefix, self.origin = label, prefix, origin
@@ -116,6 +129,18 @@ class _Merger:
         if isinstance(a, list) and isinstance(b, list):
             return self.sequence(a, b, key, label, file)
         if a != b:
+            first = self.owners.get(key, "?")
+            second = self.file_of(key, file)
+            if (first in self.windows) != (second in self.windows):
+                window, snapshot = (first, second) if first in self.windows else (second, first)
+                kept, other = (a, b) if first in self.windows else (b, a)
+                self.notes.append(
+                    f"{label.lstrip('.')}: {_scalar(kept)} over the window sampled in "
+                    f"{window} is used; the snapshot in {snapshot} read {_scalar(other)}"
+                )
+                if kept is b:
+                    self._own(b, key, file)
+                return kept
             self.conflicts.append(
                 Conflict(
                     field=label,
@@ -212,6 +237,8 @@ def merge(parts: Sequence[tuple[Source, HostSnapshot]]) -> HostSnapshot:
     provenance: dict[str, set[str]] = {}
     for source, part in parts:
         file = source.file
+        if source.kind in WINDOW_KINDS:
+            merger.windows.add(file)
         for gpu in part.gpus:
             tick()
             slot = _slot(gpus, gpu, alone=len(part.gpus) == 1)
@@ -269,7 +296,7 @@ def merge(parts: Sequence[tuple[Source, HostSnapshot]]) -> HostSnapshot:
             "gpus": gpus,
             "events": events,
             "conflicts": conflicts,
-            "notes": notes,
+            "notes": [*notes, *merger.notes],
             "provenance": {k: sorted(v) for k, v in sorted(provenance.items())},
         }
     )
