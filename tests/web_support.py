@@ -168,3 +168,24 @@ class Walker:
 
 def evidence_files(paths: Sequence[Path]) -> list[tuple[str, bytes]]:
     return [(p.name, p.read_bytes()) for p in paths]
+
+
+class AnswerBook:
+    """The command line's side of an oracle: a dialogue for ``ask`` that answers each
+    question from ``answers[field]`` (empty for the default), as :class:`Walker` does."""
+
+    def __init__(self, answers: Mapping[str, str]) -> None:
+        from gpuadvisor.ask import QUESTIONS
+
+        self.answers = answers
+        self.prompts = {q.prompt: q.field for q in QUESTIONS}
+        self.field = ""
+        self.asked: list[str] = []
+
+    def say(self, text: str) -> None:
+        if text in self.prompts:
+            self.field = self.prompts[text]
+            self.asked.append(self.field)
+
+    def ask(self, prompt: str) -> str | None:
+        return self.answers.get(self.field, "")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import jinja2
+from python_multipart.multipart import parse_options_header
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
@@ -39,7 +40,7 @@ from gpuadvisor.errors import GpuAdvisorError
 from gpuadvisor.evidence import accepted_formats
 from gpuadvisor.inputs.textio import MAX_INPUT_BYTES, load_document
 from gpuadvisor.web import walk as steps
-from gpuadvisor.web.guard import BODY_CUT, LOOPBACK_NAMES, Guard
+from gpuadvisor.web.guard import BODY_CUT, BODY_TAIL, LOOPBACK_NAMES, Guard
 from gpuadvisor.web.tokens import MAX_TOKEN_CHARS, Signer, StaleToken
 from gpuadvisor.web.uploads import MAX_FILES, is_upload, read_upload, request_folder
 
@@ -152,20 +153,15 @@ class Pages:
                 return self.start(str(folder.cite(exc)))
         return self.at(steps.begin(stated, review=review, start_name=name, notes=tuple(notes)))
 
-    def report(self, walk: steps.Walk, form: FormData | None) -> HTMLResponse:
-        if form is None:
-            limit = MAX_BODY_BYTES >> 20
-            return self.finish(
-                walk, f"The files together are larger than {limit} MiB; nothing was read."
-            )
+    def report(self, walk: steps.Walk, form: FormData | str) -> HTMLResponse:
+        if isinstance(form, str):
+            return self.finish(walk, form)
         try:
             profile = steps.profile_of(walk)
         except GpuAdvisorError:
             return self.finish(walk)  # the finish page shows the problem
         written = profile_document(profile)
         uploads = [v for v in form.getlist("evidence") if is_upload(v)]
-        if len(uploads) > MAX_FILES:
-            return self.finish(walk, f"At most {MAX_FILES} evidence files, please.")
         with request_folder() as folder:
             paths = [folder.keep(u.filename, read_upload(u)) for u in uploads]
             try:
@@ -247,19 +243,40 @@ def _attachment(body: bytes, name: str, media: str) -> Response:
 # -- routes ----------------------------------------------------------------------------
 
 
-async def _form(request: Request, *, files: bool) -> FormData | None:
-    """The request's form; None when its body was too large to read, or broken."""
+async def _form(request: Request, *, files: int) -> FormData | str:
+    """The request's form, or why it could not be read (a sentence for the page)."""
     if request.scope.get(BODY_CUT):
-        return None
+        return _TOO_LARGE
     try:
         form = await request.form(
-            max_files=MAX_FILES + 1 if files else 0,
-            max_fields=64,
-            max_part_size=MAX_TOKEN_CHARS + 1024,
+            max_files=files, max_fields=64, max_part_size=MAX_TOKEN_CHARS + 1024
         )
-    except HTTPException:  # a body the form parser refused (malformed, too many parts)
-        return None
-    return None if request.scope.get(BODY_CUT) else form
+    except HTTPException as exc:  # the form parser refused it: too many files, broken
+        return f"The upload could not be read ({exc.detail.rstrip('.')}); nothing was read."
+    if request.scope.get(BODY_CUT):
+        await form.close()
+        return _TOO_LARGE
+    if files and not _complete(request):
+        await form.close()
+        return "The upload arrived incomplete (the request ended early); nothing was read."
+    return form
+
+
+def _complete(request: Request) -> bool:
+    """Whether a multipart body ends with its closing boundary (the parser accepts a
+    body cut short, with the last file silently shorter)."""
+    kind, options = parse_options_header(request.headers.get("content-type", ""))
+    if kind != b"multipart/form-data":
+        return True
+    boundary = options.get(b"boundary", b"")
+    tail = request.scope.get(BODY_TAIL, b"").rstrip(b"\r\n")
+    return bool(boundary) and tail.endswith(b"--" + boundary + b"--")
+
+
+_TOO_LARGE: Final = (
+    f"The upload is larger than the {MAX_BODY_BYTES >> 20} MiB this page takes at once; "
+    "nothing was read."
+)
 
 
 def create_app(
@@ -302,34 +319,33 @@ def create_app(
         return Response(pages.style, media_type="text/css; charset=utf-8")
 
     async def start(request: Request) -> Response:
-        form = await _form(request, files=True)
-        if form is None:
-            message = "The file could not be read (larger than the limit, or not a file upload)."
-            return await run_in_threadpool(pages.start, message)
+        form = await _form(request, files=1)
+        if isinstance(form, str):
+            return await run_in_threadpool(pages.start, form)
         try:
             return await run_in_threadpool(pages.begin_from, form)
         finally:
             await form.close()
 
     async def answer(request: Request) -> Response:
-        form = await _form(request, files=False)
-        if form is None:
-            return await run_in_threadpool(pages.start, STALE, 400)
+        form = await _form(request, files=0)
+        if isinstance(form, str):
+            return await run_in_threadpool(pages.start, form, 400)
         return await run_in_threadpool(pages.answer, form)
 
     async def report(request: Request) -> Response:
-        form = await _form(request, files=True)
+        form = await _form(request, files=MAX_FILES)
         try:
             walk = pages.signer.unpack_walk(request.query_params.get("walk", ""))
             return await run_in_threadpool(pages.report, walk, form)
         finally:
-            if form is not None:
+            if not isinstance(form, str):
                 await form.close()
 
     async def download(request: Request) -> Response:
-        form = await _form(request, files=False)
-        if form is None:
-            return await run_in_threadpool(pages.start, STALE, 400)
+        form = await _form(request, files=0)
+        if isinstance(form, str):
+            return await run_in_threadpool(pages.start, form, 400)
         return await run_in_threadpool(pages.download, request.path_params["what"], form)
 
     async def refused(request: Request, exc: Exception) -> Response:

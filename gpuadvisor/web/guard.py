@@ -4,10 +4,12 @@ of its body, and the headers every answer carries.
 - **Host.** Served on loopback, the page answers only requests addressed to a loopback
   name (``127.0.0.1``, ``localhost``, ``[::1]``): a web site that points its own name
   at 127.0.0.1 (DNS rebinding) gets a refusal, not the page.
-- **Body size.** A body larger than the limit is not read into the form: the page is
+- **Body size and end.** A body larger than the limit is not read into the form: the page is
   told (``BODY_CUT`` in the request's scope) and answers with its own message, on the
   page the person was on; the rest of the body is read and dropped, so the browser
-  receives that answer instead of a reset connection.
+  receives that answer instead of a reset connection. The body's last bytes are kept
+  (``BODY_TAIL``), so a multipart form that ends before its closing boundary is told
+  apart from a whole one.
 - **Headers.** Nothing is cached (answers are in the pages), no referrer is sent, the
   page cannot be framed by another site, and the content security policy allows no
   script and no request to anywhere but this server.
@@ -21,6 +23,9 @@ from typing import Final
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 BODY_CUT: Final = "gpuadvisor.body_cut"
+#: The last bytes of the body, where a whole multipart form has its closing boundary.
+BODY_TAIL: Final = "gpuadvisor.body_tail"
+_TAIL_BYTES: Final = 256
 
 #: Loopback names a browser may put in the Host header.
 LOOPBACK_NAMES: Final = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -71,6 +76,7 @@ class Guard:
                 await _refuse_host(send)
                 return
         scope[BODY_CUT] = False
+        scope[BODY_TAIL] = b""
         limit = self.max_body_bytes
         try:
             declared = int(headers.get(b"content-length", b"0"))
@@ -91,7 +97,9 @@ class Guard:
             message = await receive()
             if message["type"] != "http.request":
                 return message
-            seen += len(message.get("body", b""))
+            body = message.get("body", b"")
+            seen += len(body)
+            scope[BODY_TAIL] = (scope[BODY_TAIL] + body)[-_TAIL_BYTES:]
             if seen > limit:
                 if message.get("more_body", False):
                     await _drain(receive, None, limit * _DRAIN_FACTOR - seen)
