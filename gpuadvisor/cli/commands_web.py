@@ -47,5 +47,8 @@ def serve(
     )
     try:
         server.run(app, sock)
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down for
+        pass
     finally:
         sock.close()
+    typer.echo("gpuadvisor: stopped", err=True)
