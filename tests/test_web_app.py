@@ -21,7 +21,7 @@ from gpuadvisor.ask import interview
 from gpuadvisor.decision.model import Decision
 from gpuadvisor.inputs.profile import parse_profile
 from gpuadvisor.inputs.textio import MAX_INPUT_BYTES, load_document
-from gpuadvisor.pipeline import advise_profile
+from gpuadvisor.pipeline import advise, advise_profile
 from gpuadvisor.web.app import MAX_BODY_BYTES, create_app
 from gpuadvisor.web.uploads import MAX_FILES
 
@@ -370,3 +370,29 @@ def test_an_exposed_page_says_so_on_every_page() -> None:
         page = read_page(httpx.get(base + "/", headers={"host": "anything.example"}))
     assert page.status == 200
     assert "reachable from other machines (http://0.0.0.0:8765/)" in page.alerts[0]
+
+
+def test_an_organisations_catalog_overlay_applies_to_the_page() -> None:
+    acme = REPO / "examples" / "overlays" / "acme-catalog"
+    example = REPO / "examples" / "llm-latency-endpoint.toml"
+    expected = advise(example, catalog_overlays=[acme]).recommendation.headline
+    assert expected != advise(example).recommendation.headline  # the overlay matters
+    app = create_app(catalog_overlays=[acme])
+    with live_server(app) as base, httpx.Client(base_url=base, timeout=REQUEST_SECONDS) as http:
+        walker = Walker(http)
+        report = walker.report(finished(walker, answers_of(load_document(example)[0])))
+    assert report.headline == " ".join(expected.split())
+
+
+def test_serve_with_a_broken_overlay_exits_2_before_listening(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuadvisor.web import server
+
+    def listen(address: Any) -> None:
+        raise AssertionError("listened despite a broken overlay")
+
+    monkeypatch.setattr(server, "listen", listen)
+    (tmp_path / "bad.toml").write_text("id = \n", encoding="utf-8")
+    result = cli("serve", "--catalog", str(tmp_path))
+    assert result.exit_code == 2 and "bad.toml" in result.stderr, result.stderr
