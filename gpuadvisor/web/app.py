@@ -90,7 +90,7 @@ class Pages:
         )
         self.style = (HERE / "static" / "style.css").read_bytes()
 
-    # -- answers -------------------------------------------------------------------
+    # -- the pages ------------------------------------------------------------------
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         template = self.templates.get_template(name)
@@ -103,13 +103,12 @@ class Pages:
     def at(self, walk: steps.Walk, message: str | None = None, typed: str = "") -> HTMLResponse:
         """The page of where ``walk`` stands: its question, or the finish page."""
         view = steps.view_of(walk)
-        token = self.signer.pack_walk(walk)
         if view is None:
             return self.finish(walk, message=message)
         return self.page(
             "question.html",
             q=view,
-            walk=token,
+            walk=self.signer.pack_walk(walk),
             message=message,
             typed=typed,
             number=len(walk.asked) + 1,

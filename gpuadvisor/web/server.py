@@ -8,6 +8,8 @@ import socket
 from dataclasses import dataclass
 from typing import Final
 
+from starlette.types import ASGIApp
+
 from gpuadvisor.errors import InputError
 from gpuadvisor.web.guard import LOOPBACK_NAMES
 
@@ -92,12 +94,12 @@ def listen(address: Address) -> socket.socket:
     return sock
 
 
-def run(app: object, sock: socket.socket) -> None:
+def run(app: ASGIApp, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` until interrupted (Ctrl-C)."""
     import uvicorn
 
     config = uvicorn.Config(
-        app,  # type: ignore[arg-type]
+        app,
         log_level="warning",
         access_log=False,
         server_header=False,
