@@ -40,7 +40,7 @@ ALLOWED: dict[str, set[str]] = {
         "render",
     },
 }
-EDGE = {"cli", "pipeline", "launch", "__main__"}
+EDGE = {"cli", "pipeline", "launch", "__main__", "web"}
 
 
 def module_name(path: Path) -> str:

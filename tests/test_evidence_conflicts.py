@@ -63,7 +63,10 @@ def test_each_gpu_value_cites_the_one_file_it_came_from() -> None:
     snapshot = load_evidence([Q, DCGM, DMON])
     gpu = snapshot.gpus[0]
     assert gpu.provenance["pcie.width_current"] == str(Q)
-    assert gpu.provenance["utilisation.gpu_pct"] == str(Q)  # kept over dcgm's 91 %
+    # -q (97 %) and dcgm (91 %) are two moments that disagree (a conflict); dmon's window
+    # mean is a different measure and is the one used.
+    assert gpu.provenance["utilisation.gpu_pct"] == str(DMON)
+    assert [c.field for c in snapshot.conflicts] == ["gpus[00000000:17:00.0].utilisation.gpu_pct"]
     assert gpu.provenance["ecc_errors.aggregate_uncorrectable"] == str(DCGM)
     assert gpu.provenance["samples"] == str(DMON)
     assert gpu.provenance["throttle_reasons.sw_power_cap.fraction"] == str(DMON)
@@ -71,8 +74,8 @@ def test_each_gpu_value_cites_the_one_file_it_came_from() -> None:
     assert "throttle_reasons.gpu_idle.fraction" not in gpu.provenance  # never reported
     [table] = measured_gpus(snapshot)[:1]
     cited = {v.name: v.source for v in table.values}
-    assert cited["utilisation"] == str(Q)
-    assert cited["temperature"] == str(Q)
+    assert cited["utilisation"] == str(DMON)
+    assert cited["temperature"] == str(DMON)
     assert cited["PCIe width"] == str(Q)
     assert table.series_source == str(DMON)
     assert all(

@@ -111,6 +111,23 @@ def _joined(reason: str) -> str:
     return reason if reason.endswith((".", "?", "!")) else reason + "."
 
 
+def parse_answer(question: Question, text: str) -> tuple[Any, str | None]:
+    """A typed answer converted and checked against the profile field: the value, and
+    the note of a unit conversion ("24 GB = 22.35 GiB") when one was made. A refused
+    answer raises ValueError with the reason. The questionnaire on the command line and
+    the web page both read answers through this."""
+    raw = converter_for(question)(text)
+    note = None
+    if isinstance(raw, Converted):
+        raw, note = raw.value, raw.note
+    return check_value(question.field, raw), note
+
+
+def refusal(exc: ValueError) -> str:
+    """What a refused answer is told, on the command line and on the web page."""
+    return f"Not accepted: {_joined(str(exc))} Please answer again."
+
+
 def ask_question(
     dialogue: Dialogue,
     question: Question,
@@ -131,7 +148,6 @@ def ask_question(
     """
     default = _default(question, answers)
     _present(dialogue, question, current, default)
-    convert = converter_for(question)
     refusals = 0
     while True:
         line = dialogue.ask("> ")
@@ -163,11 +179,7 @@ def ask_question(
         if question.unknown_answer is not None and text.lower() == question.unknown_answer:
             return UNSTATED
         try:
-            raw = convert(text)
-            note = None
-            if isinstance(raw, Converted):
-                raw, note = raw.value, raw.note
-            value = check_value(question.field, raw)
+            value, note = parse_answer(question, text)
         except ValueError as exc:
             refusals += 1
             if scripted and refusals >= SCRIPTED_REFUSALS:
@@ -176,7 +188,7 @@ def ask_question(
                     f"{refusals} answers in a row were not accepted (the last: {text!r}: {exc})",
                     hint=_END_HINT,
                 ) from None
-            dialogue.say(f"  Not accepted: {_joined(str(exc))} Please answer again.")
+            dialogue.say(f"  {refusal(exc)}")
             continue
         if note is not None:
             dialogue.say(f"  {note}")

@@ -40,6 +40,10 @@ class Question:
     suggest: Callable[[Answers], Any] | None = None
     depends_on: tuple[str, ...] = ()
 
+    def applies(self, answers: Answers) -> bool:
+        """Whether to ask this question after these answers (``ask`` and the web page)."""
+        return all(answers.known(p) for p in self.depends_on) and self.when(answers)
+
 
 # -- which kinds of work make which questions meaningful ------------------------------
 

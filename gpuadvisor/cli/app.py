@@ -16,6 +16,7 @@ from gpuadvisor.cli import (
     commands_meta,
     commands_profile,
     commands_rules,
+    commands_web,
 )
 from gpuadvisor.errors import GpuAdvisorError, InternalError
 
@@ -43,6 +44,7 @@ app.command()(commands_profile.advise)
 app.command()(commands_evidence.probe)
 app.command("import")(commands_evidence.import_)
 app.command()(commands_meta.schema)
+app.command()(commands_web.serve)
 rules_app.command("list")(commands_rules.rules_list)
 rules_app.command("explain")(commands_rules.rules_explain)
 rules_app.command("lint")(commands_rules.rules_lint)
