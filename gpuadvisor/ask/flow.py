@@ -17,6 +17,7 @@ from gpuadvisor.ask.fields import (
     check_value,
     field_info,
     literal_values,
+    nested_model,
 )
 from gpuadvisor.ask.questions import QUESTIONS, Question
 from gpuadvisor.errors import InputError, did_you_mean
@@ -172,19 +173,55 @@ def starting_answers(
                     field=path,
                     hint=did_you_mean(field, fields),
                 )
+            if nested_model(path) is not None and isinstance(raw, dict):
+                _nested_answers(stated, notes, path, raw, name=name, where=where)
+                continue
             try:
                 stated[path] = check_value(path, raw, strict=True)
             except ValueError as exc:
                 notes.append(f"{name}: {path}: not accepted ({exc}); it is asked again.")
+    if any(path.startswith("workload.model.") for path in stated):
+        # A described model stands in for the memory need, as in a profile file.
+        stated.setdefault("workload.vram_need_gib", None)
     return stated, notes
+
+
+def _nested_answers(
+    stated: dict[str, Any],
+    notes: list[str],
+    path: str,
+    table: Mapping[str, Any],
+    *,
+    name: str,
+    where: Any,
+) -> None:
+    """The answers a nested table (``[workload.model]``) gives, one per field."""
+    fields = nested_model(path).model_fields
+    for field, raw in table.items():
+        leaf = f"{path}.{field}"
+        if field not in fields:
+            raise InputError(
+                "unknown key",
+                file=name,
+                line=where(*leaf.split(".")),
+                field=leaf,
+                hint=did_you_mean(field, fields),
+            )
+        try:
+            stated[leaf] = check_value(leaf, raw, strict=True)
+        except ValueError as exc:
+            notes.append(f"{name}: {leaf}: not accepted ({exc}); it is asked again.")
 
 
 def as_document(stated: Mapping[str, Any]) -> dict[str, Any]:
     """Answers keyed by field path, as the nested data a profile file holds."""
     document: dict[str, Any] = {"schema": PROFILE_SCHEMA}
     for path, value in stated.items():
-        section, _, name = path.partition(".")
-        document.setdefault(section, {})[name] = value
+        *tables, name = path.split(".")
+        target = document
+        for table in tables:  # a section, then a nested table such as [workload.model]
+            target = target.setdefault(table, {})
+        target[name] = value
     return document
 
 
