@@ -4,6 +4,7 @@ questions about the model, from which gpuadvisor derives the memory need."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -193,3 +194,34 @@ def test_ask_writes_the_model_table_end_to_end(cli: Cli, tmp_path: Path) -> None
     assert "# vram_need_gib =" in text
     assert "## Memory one job needs" in result.stdout
     assert "Mixtral 8x7B, int4 weights, inference, 16,384 tokens × 2 sequences" in result.stdout
+
+
+def test_ask_advise_reads_hf_config_beside_the_written_profile(cli: Cli, tmp_path: Path) -> None:
+    """The written profile's hf_config is relative to the profile, whatever the folder
+    `ask` runs in; --advise reads it from there too."""
+    from .test_sizing_hfconfig import LLAMA_70B_CONFIG, write
+
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    write(folder, LLAMA_70B_CONFIG, "llama.json")
+    answers = [
+        "",  # meta.title
+        "",  # meta.requester
+        "inference",  # workload.kind
+        "throughput",  # workload.objective
+        "",  # workload.interactive: no
+        "unknown",  # workload.vram_need_gib
+        "",  # workload.model.family: llm
+        "other",  # workload.model.name
+        "70",  # workload.model.params_b
+        "",  # workload.model.active_params_b: none
+        "llama.json",  # workload.model.hf_config
+    ]
+    out = folder / "p.toml"
+    result = cli(
+        "ask", "-o", str(out), "--advise", "-f", "json", stdin="\n".join(answers) + "\n" * 60
+    )
+    assert result.exit_code == 0, result.stderr
+    sizing = json.loads(result.stdout)["sizing"]
+    assert sizing["assumptions"][0].startswith(f"Architecture read from {folder / 'llama.json'}")
+    assert sizing["formula"] == advise(out, sensitivity=False).sizing.formula

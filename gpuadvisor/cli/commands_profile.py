@@ -114,7 +114,7 @@ def ask(
     else:
         typer.echo("note: the answers are not saved; add -o FILE to keep them", err=True)
     if then_advise:
-        from gpuadvisor.pipeline import advise_profile
+        from gpuadvisor.pipeline import advise_profile, size_profile
         from gpuadvisor.render.report import render
 
         decision = advise_profile(
@@ -123,6 +123,8 @@ def ask(
             profile_file=output.name if output is not None else "(gpuadvisor ask)",
             catalog_overlays=catalog or [],
             rules_overlays=rules or [],
+            # hf_config is relative to the written profile, as `advise` will read it.
+            sizing=size_profile(profile, output) if output is not None else None,
         )
         emit(render(decision, (fmt or ReportFormat.md).value), None)
 
