@@ -119,9 +119,20 @@ def read_page(response: httpx.Response) -> Page:
 def answers_of(document: Mapping[str, Any]) -> dict[str, str]:
     """A profile document's values as typed answers by field path."""
     answers = {}
+
+    def add(path: str, value: Any) -> None:
+        if isinstance(value, dict):  # a nested table: [workload.model]
+            for name, item in value.items():
+                add(f"{path}.{name}", item)
+        else:
+            answers[path] = show(tuple(value) if isinstance(value, list) else value)
+
     for section in SECTIONS:
         for name, value in document.get(section, {}).items():
-            answers[f"{section}.{name}"] = show(tuple(value) if isinstance(value, list) else value)
+            add(f"{section}.{name}", value)
+    if any(p.startswith("workload.model.") for p in answers):
+        # A described model: "unknown" to the memory question leads to its questions.
+        answers.setdefault("workload.vram_need_gib", "unknown")
     return answers
 
 

@@ -27,9 +27,9 @@ from gpuadvisor.ask.flow import (
     ask_question,
     interview,
     run_interview,
-    starting_answers,
 )
 from gpuadvisor.ask.questions import QUESTIONS, Converter, Question
+from gpuadvisor.ask.start import starting_answers
 
 __all__ = [
     "ASK_HEADER",

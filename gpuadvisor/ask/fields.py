@@ -8,7 +8,7 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Final, Literal, get_args, get_origin
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from gpuadvisor.errors import did_you_mean
@@ -55,8 +55,21 @@ def always(answers: Answers) -> bool:
 
 
 def field_info(path: str) -> FieldInfo:
-    section, _, name = path.partition(".")
-    return SECTIONS[section].model_fields[name]
+    """The field at ``path``: ``section.name``, or ``section.table.name`` inside a nested
+    table such as ``[workload.model]``."""
+    section, _, rest = path.partition(".")
+    model: Any = SECTIONS[section]
+    *tables, name = rest.split(".")
+    for table in tables:
+        model = base_type(model.model_fields[table].annotation)
+    info: FieldInfo = model.model_fields[name]
+    return info
+
+
+def nested_model(path: str) -> Any:
+    """The model of a nested table field (``workload.model``), or None for a plain value."""
+    kind = base_type(field_info(path).annotation)
+    return kind if isinstance(kind, type) and issubclass(kind, BaseModel) else None
 
 
 def literal_values(annotation: Any) -> tuple[str, ...]:

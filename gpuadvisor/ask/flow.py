@@ -9,7 +9,7 @@ from typing import Any, Final, NamedTuple, Protocol, get_origin
 
 from pydantic import TypeAdapter, ValidationError
 
-from gpuadvisor.ask.convert import Converted, converter_for, show
+from gpuadvisor.ask.convert import converter_for, show
 from gpuadvisor.ask.fields import (
     UNSTATED,
     Answers,
@@ -19,10 +19,10 @@ from gpuadvisor.ask.fields import (
     literal_values,
 )
 from gpuadvisor.ask.questions import QUESTIONS, Question
-from gpuadvisor.errors import InputError, did_you_mean
-from gpuadvisor.inputs.profile import PROFILE_SCHEMA, SECTIONS, Profile, profile_from_data
-from gpuadvisor.inputs.textio import locate_field
-from gpuadvisor.inputs.validation import toml_spelling
+from gpuadvisor.ask.start import read_start
+from gpuadvisor.ask.units import Converted
+from gpuadvisor.errors import InputError
+from gpuadvisor.inputs.profile import PROFILE_SCHEMA, Profile, profile_from_data
 
 
 class Dialogue(Protocol):
@@ -195,78 +195,15 @@ def ask_question(
         return value
 
 
-def starting_answers(
-    document: Mapping[str, Any], *, name: str, text: str | None = None
-) -> tuple[dict[str, Any], list[str]]:
-    """The answers an existing (possibly partial) profile already gives.
-
-    Unknown sections or keys and a wrong schema are errors, as in ``advise``; a value
-    the model does not accept is dropped with a note, so its question is asked again.
-    Returns the answers keyed by field path and the notes to show.
-    """
-    stated, notes, _ = _read_start(document, name=name, text=text)
-    return stated, notes
-
-
-def _read_start(
-    document: Mapping[str, Any], *, name: str, text: str | None
-) -> tuple[dict[str, Any], list[str], dict[str, str]]:
-    """:func:`starting_answers`, and why each dropped value was refused, by field path."""
-    stated: dict[str, Any] = {}
-    notes: list[str] = []
-    refused: dict[str, str] = {}
-
-    def where(*loc: str) -> int | None:
-        return locate_field(text, loc) if text is not None else None
-
-    for key, value in document.items():
-        if key == "schema":
-            if value != PROFILE_SCHEMA:
-                raise InputError(
-                    f"unsupported schema {value!r}",
-                    file=name,
-                    line=where("schema"),
-                    field="schema",
-                    hint=f"this gpuadvisor reads '{PROFILE_SCHEMA}'",
-                )
-            continue
-        if key not in SECTIONS:
-            raise InputError(
-                "unknown key",
-                file=name,
-                line=where(key),
-                field=key,
-                hint=did_you_mean(key, ["schema", *SECTIONS]),
-            )
-        if not isinstance(value, dict):
-            raise InputError(f"expected a table [{key}]", file=name, line=where(key), field=key)
-        fields = SECTIONS[key].model_fields
-        for field, raw in value.items():
-            path = f"{key}.{field}"
-            if field not in fields:
-                raise InputError(
-                    "unknown key",
-                    file=name,
-                    line=where(key, field),
-                    field=path,
-                    hint=did_you_mean(field, fields),
-                )
-            try:
-                stated[path] = check_value(path, raw, strict=True)
-            except ValueError as exc:
-                notes.append(f"{name}: {path}: not accepted ({exc}); it is asked again.")
-                line = where(key, field)
-                at = f"{name}:{line}" if line is not None else name
-                refused[path] = f"{at}: {path} = {toml_spelling(raw)}: {exc}"
-    return stated, notes, refused
-
-
 def as_document(stated: Mapping[str, Any]) -> dict[str, Any]:
     """Answers keyed by field path, as the nested data a profile file holds."""
     document: dict[str, Any] = {"schema": PROFILE_SCHEMA}
     for path, value in stated.items():
-        section, _, name = path.partition(".")
-        document.setdefault(section, {})[name] = value
+        *tables, name = path.split(".")
+        target = document
+        for table in tables:  # a section, then a nested table such as [workload.model]
+            target = target.setdefault(table, {})
+        target[name] = value
     return document
 
 
@@ -328,7 +265,7 @@ def run_interview(
     stated: dict[str, Any] = {}
     refused: dict[str, str] = {}
     if start is not None:
-        stated, notes, refused = _read_start(start, name=start_name, text=start_text)
+        stated, notes, refused = read_start(start, name=start_name, text=start_text)
         for note in notes:
             dialogue.say(note)
     dialogue.say(INTRO)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gpuadvisor.ask.fields import Answers, Predicate, always
+from gpuadvisor.ask.model_questions import MODEL_QUESTIONS, memory_gib
 
 Converter = Callable[[str], Any]
 
@@ -134,12 +135,16 @@ QUESTIONS: Final[tuple[Question, ...]] = (
     ),
     Question(
         "workload.vram_need_gib",
-        "How much GPU memory does ONE job (or one copy of the model) need at its peak, in GB?",
+        "How much GPU memory does ONE job (or one copy of the model) need at its peak, in "
+        "GiB? Answer unknown to describe the model instead.",
         "The most important number: a card with less memory cannot run the job at all; if "
         "unsure, ask the engineers what nvidia-smi shows under 'Memory-Usage' during a run "
-        "(for AI models, roughly 2.4 GB per billion parameters).",
-        units=("gib", "gb", "g"),
+        "(MiB are understood), or, for an AI model, answer unknown and gpuadvisor "
+        "estimates it from the model you name.",
+        convert=memory_gib,
+        units=("gib", "gb", "g", "mib"),
     ),
+    *(Question(*spec) for spec in MODEL_QUESTIONS),
     Question(
         "workload.concurrent_jobs",
         "How many separate jobs (or users, or copies of the model) should run at the same time?",

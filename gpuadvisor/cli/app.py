@@ -16,6 +16,7 @@ from gpuadvisor.cli import (
     commands_meta,
     commands_profile,
     commands_rules,
+    commands_sizing,
     commands_web,
 )
 from gpuadvisor.errors import GpuAdvisorError, InternalError
@@ -41,6 +42,7 @@ app.add_typer(catalog_app, name="catalog")
 app.command()(commands_profile.init)
 app.command()(commands_profile.ask)
 app.command()(commands_profile.advise)
+app.command()(commands_sizing.size)
 app.command()(commands_evidence.probe)
 app.command("import")(commands_evidence.import_)
 app.command()(commands_meta.schema)

@@ -210,7 +210,7 @@ def ask(
             err=True,
         )
     if then_advise:
-        from gpuadvisor.pipeline import advise_profile
+        from gpuadvisor.pipeline import advise_profile, size_profile
         from gpuadvisor.render.report import render
 
         decision = advise_profile(
@@ -219,6 +219,8 @@ def ask(
             profile_file=profile_path.name if profile_path is not None else "(gpuadvisor ask)",
             catalog_overlays=catalog or [],
             rules_overlays=rules or [],
+            # hf_config is relative to the written profile, as `advise` will read it.
+            sizing=size_profile(profile, output) if output is not None else None,
         )
         emit(render(decision, report_format.value), report_path)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
@@ -29,6 +29,7 @@ from gpuadvisor.decision.model import (
     Recommendation,
     Rejected,
     Sensitivity,
+    Sizing,
 )
 from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.expr import Value
@@ -46,10 +47,19 @@ from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import CLASSES, format_value
 
+if TYPE_CHECKING:
+    from gpuadvisor.sizing.estimate import MemoryEstimate
+
 PICKS_SHOWN = 3
 
 
-def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -> Pick:
+def _pick(
+    option: Option,
+    facts: Mapping[str, Value],
+    rank: int,
+    ranking: str,
+    sizing: MemoryEstimate | None = None,
+) -> Pick:
     sku = option.sku
     energy = energy_cost_usd(option, facts)
     total = option.total_price_usd
@@ -68,6 +78,12 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         .replace("  ", " ")
         .replace(" ,", ",")
     )
+    speed = None
+    if sizing is not None:
+        from gpuadvisor.decision.sizing import option_speed, speed_sentence
+
+        speed = option_speed(sizing, option, facts)
+        why += speed_sentence(speed, facts) if speed is not None else ""
     return Pick(
         sku=sku.id,
         name=sku.name,
@@ -91,6 +107,7 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         slot_width=sku.slot_width,
         tdp_w=sku.tdp_w,
         vram_per_job_gib=option.vram_per_job_gib,
+        speed=speed,
     )
 
 
@@ -190,7 +207,9 @@ def _rejections(core: Core) -> list[Rejected]:
     return rejected
 
 
-def _alternatives(core: Core, ranking: str) -> list[Alternative]:
+def _alternatives(
+    core: Core, ranking: str, sizing: MemoryEstimate | None = None
+) -> list[Alternative]:
     alternatives = []
     for pair in sorted(
         core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
@@ -203,7 +222,7 @@ def _alternatives(core: Core, ranking: str) -> list[Alternative]:
                 shape=pair.shape,
                 class_=pair.class_,
                 score=pair.score,
-                best=_pick(pair.ranked[0], core.facts, 1, ranking) if pair.ranked else None,
+                best=_pick(pair.ranked[0], core.facts, 1, ranking, sizing) if pair.ranked else None,
                 eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
             )
         )
@@ -304,7 +323,7 @@ def decide(
     confidence, near_tie = _confidence(core)
     top = core.top
     picks = tuple(
-        _pick(option, core.facts, rank, ranking)
+        _pick(option, core.facts, rank, ranking, facts.sizing)
         for rank, option in enumerate(core.chosen.ranked[:PICKS_SHOWN], start=1)
     )
     flips = scan(engine, core) if sensitivity else ()
@@ -328,7 +347,7 @@ def decide(
         findings=tuple(findings),
         picks=picks,
         rejected=tuple(_rejections(core)),
-        alternatives=tuple(_alternatives(core, ranking)),
+        alternatives=tuple(_alternatives(core, ranking, facts.sizing)),
         sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
         scores={
             "shape": {str(k): v for k, v in core.shape_scores.items()},
@@ -347,4 +366,18 @@ def decide(
             generated_at=report_date(),
         ),
         evidence_conflicts=evidence_conflicts,
+        sizing=_sizing(profile, facts),
     )
+
+
+def _sizing(profile: Profile, facts: FactSet) -> Sizing:
+    """The decision's ``sizing``; the estimator is loaded only for a described model."""
+    if facts.sizing is None:
+        return Sizing(
+            vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
+            source="stated",
+            breakdown={},
+        )
+    from gpuadvisor.decision.sizing import sizing_of
+
+    return sizing_of(profile, facts)

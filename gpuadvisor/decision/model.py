@@ -9,7 +9,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape
+from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape, SizingSource
 
 DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
 
@@ -65,6 +65,26 @@ class Finding(_Out):
     facts: tuple[FactValue, ...] = ()
 
 
+class PickSpeed(_Out):
+    """Bounds on how fast one instance of the language model runs on this purchase
+    (decode by memory bandwidth, prefill by compute): what it cannot beat, not a forecast."""
+
+    cards: int = Field(description="Cards one model instance spans.")
+    sequences: int = Field(description="Sequences in flight on the instance.")
+    prompt_tokens: int = Field(description="Prompt length the prefill bound is for.")
+    decode_ms_per_token: float = Field(description="At least this long between two tokens.")
+    decode_tokens_per_s: float = Field(description="At most this many tokens/s per sequence.")
+    decode_tokens_per_s_total: float = Field(
+        description="At most this many tokens/s over all sequences in flight."
+    )
+    prefill_s: float = Field(description="At least this long to read one full-length prompt.")
+    answer_tokens_within_slo: int | None = Field(
+        None,
+        description="At most this many answer tokens fit in workload.latency_slo_ms after a "
+        "full-length prompt (0: the prompt alone is slower); null without a target.",
+    )
+
+
 class Pick(_Out):
     sku: str
     name: str
@@ -91,6 +111,9 @@ class Pick(_Out):
         None,
         description="Memory one job can use on this option: one card's memory, or the "
         "usable total of a model-parallel group after sharding overhead.",
+    )
+    speed: PickSpeed | None = Field(
+        None, description="Decode and prefill bounds, for a language model being served."
     )
 
 
@@ -140,6 +163,26 @@ class MeasuredGpu(_Out):
     values: tuple[FactValue, ...] = ()
     series: tuple[Sample, ...] = ()
     series_source: str = Field("", description="The evidence file the samples came from.")
+
+
+class Sizing(_Out):
+    """The memory one job needs and where the figure comes from (CONTRACT §6)."""
+
+    vram_need_gib: float | None = Field(description="The figure the decision used.")
+    source: SizingSource = Field(
+        description="stated: vram_need_gib from the profile; derived: estimated from "
+        "[workload.model]."
+    )
+    breakdown: dict[str, float] = Field(
+        description="weights_gib, kv_cache_gib, activations_gib, gradients_gib, "
+        "optimizer_gib, overhead_gib; empty when the profile describes no model."
+    )
+    assumptions: tuple[str, ...] = ()
+    estimate_gib: float | None = Field(
+        None, description="The estimate from [workload.model] (shown beside a stated figure)."
+    )
+    model: str = Field("", description="The model described, in one line.")
+    formula: str = Field("", description="The breakdown as one sum, for reports.")
 
 
 class EvidenceRef(_Out):
@@ -220,6 +263,7 @@ class Decision(_Out):
         description="Values on which the evidence files disagree, each with every file's "
         "value; [] when they agree.",
     )
+    sizing: Sizing = Field(description="The memory one job needs, and how it was arrived at.")
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2) + "\n"

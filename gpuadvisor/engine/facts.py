@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import HOST_FACTS, sku_fact_specs
 from gpuadvisor.inputs.catalog import Catalog, Sku
 from gpuadvisor.inputs.profile import SECTIONS, Profile
+
+if TYPE_CHECKING:  # the estimator is imported only by profiles that describe a model
+    from gpuadvisor.sizing.estimate import MemoryEstimate
 
 SKU_FACT_FIELDS: tuple[str, ...] = tuple(spec.name.split(".", 1)[1] for spec in sku_fact_specs())
 
@@ -24,6 +28,8 @@ class FactSet:
 
     values: dict[str, Value]
     sources: dict[str, str] = field(default_factory=dict)
+    sizing: MemoryEstimate | None = None
+    """The memory estimate of the profile's [workload.model], when it describes one."""
 
 
 def profile_facts(profile: Profile) -> dict[str, Value]:
@@ -59,11 +65,29 @@ def empty_host_facts() -> dict[str, Value]:
     return values
 
 
+#: Where a derived ``workload.vram_need_gib`` comes from, as findings cite it.
+DERIVED_SOURCE = "derived from workload.model"
+
+
+def _sizing_of(profile: Profile, given: MemoryEstimate | None) -> MemoryEstimate | None:
+    """The estimate of the profile's model: ``given`` (the pipeline read its hf_config),
+    else computed here for a profile that names no file."""
+    model = profile.workload.model
+    if model is None or given is not None:
+        return given
+    if model.hf_config is not None:
+        raise ValueError("a profile with hf_config needs its estimate (gpuadvisor.sizing)")
+    from gpuadvisor.sizing.estimate import estimate_memory
+
+    return estimate_memory(model)
+
+
 def build_facts(
     profile: Profile,
     catalog: Catalog,
     host_values: Mapping[str, Value] | None = None,
     host_sources: Mapping[str, tuple[str, ...]] | None = None,
+    sizing: MemoryEstimate | None = None,
 ) -> FactSet:
     values: dict[str, Value] = {}
     sources: dict[str, str] = {}
@@ -82,7 +106,11 @@ def build_facts(
     values.update(host)
     for name, files in (host_sources or {}).items():
         sources[name] = ", ".join(files)
-    return FactSet(values=values, sources=sources)
+    estimate = _sizing_of(profile, sizing)
+    if estimate is not None and profile.workload.vram_need_gib is None:
+        values["workload.vram_need_gib"] = round(estimate.total_gib, 2)
+        sources["workload.vram_need_gib"] = DERIVED_SOURCE
+    return FactSet(values=values, sources=sources, sizing=estimate)
 
 
 def sku_facts(sku: Sku) -> dict[str, Value]:

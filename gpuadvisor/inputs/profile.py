@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gpuadvisor.inputs.textio import load_document, parse_document
 from gpuadvisor.inputs.validation import input_error
+from gpuadvisor.inputs.workload_model import Model, either_schema, missing_error
 from gpuadvisor.vocabulary import (
     Airflow,
     Chassis,
@@ -51,6 +52,8 @@ class Meta(_Section):
 
 
 class Workload(_Section):
+    model_config = ConfigDict(json_schema_extra=either_schema("vram_need_gib", "model"))
+
     kind: WorkloadKind = Field(description="What the GPUs will mostly do.")
     objective: Objective = Field(
         description="What success means: fast single answers (latency), many results per "
@@ -61,12 +64,15 @@ class Workload(_Section):
         None, gt=0, le=3_600_000, description="p99 target in milliseconds, for objective = latency."
     )
     interactive: bool = Field(False, description="People wait on each result.")
-    vram_need_gib: float = Field(
+    vram_need_gib: float | None = Field(
         # 0.01 GiB (10 MiB) is the smallest need that means anything; below it, cards
         # per job divide by almost nothing (5e-324 GiB made the packing count infinite).
+        # Required unless [workload.model] is given (then it is derived, see Model); a
+        # profile that gives both keeps this stated figure and the report shows both.
         ge=0.01,
         le=4096,
-        description="Peak GPU memory of ONE job or model instance, in GiB.",
+        description="Peak GPU memory of ONE job or model instance, in GiB. May be left out "
+        "when [workload.model] describes the model (it is then derived).",
     )
     concurrent_jobs: int = Field(
         1, ge=1, le=1024, description="Independent jobs wanted at the same time."
@@ -87,6 +93,25 @@ class Workload(_Section):
     )
     io_pattern: IoPattern = Field("local-nvme", description="Where the input data is read from.")
     small_files: bool = Field(False, description="The dataset is many small files.")
+    model: Model | None = Field(
+        None,
+        description="The model one job runs; vram_need_gib is derived from it when not stated.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _need_from_model(cls, data: Any) -> Any:
+        # With [workload.model] the memory need may be left out: it is derived. Without
+        # it, vram_need_gib stays a required key (a missing one is named as such).
+        if isinstance(data, dict) and "vram_need_gib" not in data and data.get("model") is not None:
+            return {**data, "vram_need_gib": None}
+        return data
+
+    @model_validator(mode="after")
+    def _need_or_model(self) -> Workload:
+        if self.vram_need_gib is None and self.model is None:
+            raise missing_error("vram_need_gib", None)
+        return self
 
 
 class Requirements(_Section):
@@ -174,6 +199,8 @@ def _known_names(loc: tuple[str | int, ...]) -> list[str]:
     if len(loc) == 1:
         return ["schema", *SECTIONS]
     section = SECTIONS.get(str(loc[0]))
+    if section is not None and len(loc) == 3 and loc[:2] == ("workload", "model"):
+        return list(Model.model_fields)
     return list(section.model_fields) if section else []
 
 
@@ -187,6 +214,18 @@ def _special(error: Any) -> tuple[str, str | None] | None:
         )
     if error["type"] == "tuple_type":
         return 'Input should be a list of names, like ["Ansys Fluent"]', None
+    if error["type"] == "missing" and loc == ("workload", "vram_need_gib"):
+        return (
+            "required field is missing",
+            "state the peak memory of one job in GiB, or describe the model in "
+            "[workload.model] and gpuadvisor derives it (see `gpuadvisor size`)",
+        )
+    if error["type"] == "missing" and loc == ("workload", "model", "params_b"):
+        return (
+            "required field is missing",
+            "give the parameters in billions, a model of the table (name = ...; "
+            "`gpuadvisor size --list-models`), or a local config.json (hf_config = ...)",
+        )
     return None
 
 

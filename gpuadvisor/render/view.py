@@ -200,6 +200,7 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("Memory per card", (f"{format_value(p.vram_gib)} GiB" for p in picks)),
         row("Memory for one job", (f"{format_value(c.job_memory_gib)} GiB" for c in columns)),
         row("Bandwidth per card", (f"{format_value(p.memory_bandwidth_gbs)} GB/s" for p in picks)),
+        *speed_rows(picks),
         row("ECC", (_yes(p.ecc) for p in picks)),
         row("Frame lock", (_yes(p.frame_lock) for p in picks)),
         row("vGPU", (_yes(p.vgpu) for p in picks)),
@@ -209,6 +210,77 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("Unit price", (f"${p.price_usd:,.0f} ({p.price_kind}, {p.price_date})" for p in picks)),
         row("Total price", (f"${p.total_price_usd:,.0f}" for p in picks)),
         row(f"Lifecycle cost{span}", (f"${p.lifecycle_cost_usd:,.0f}" for p in picks)),
+    )
+
+
+def speed_rows(picks: Sequence[Pick]) -> tuple[Row, ...]:
+    """Decode and prefill bounds, when the decision has them (a language model served)."""
+    speeds = [p.speed for p in picks]
+    if not any(speeds):
+        return ()
+    decode = (
+        f"{format_value(round(s.decode_ms_per_token, 1))} ms/token" if s else "–" for s in speeds
+    )
+    prefill = (f"{format_value(round(s.prefill_s, 2))} s" if s else "–" for s in speeds)
+    return (
+        Row("Decode, at best", tuple(decode)),
+        Row("Full-length prompt, at least", tuple(prefill)),
+    )
+
+
+# -- the memory one job needs ----------------------------------------------------------
+
+
+class SizingRow(NamedTuple):
+    label: str
+    gib: str
+
+
+class SizingView(NamedTuple):
+    """The memory breakdown of a described model, as every format shows it."""
+
+    model: str
+    formula: str
+    rows: tuple[SizingRow, ...]
+    total: str
+    stated: str | None
+    """The stated vram_need_gib (which the decision used), beside the estimate."""
+    assumptions: tuple[str, ...]
+
+
+SIZING_LABELS: dict[str, str] = {
+    "weights_gib": "Weights",
+    "kv_cache_gib": "KV cache",
+    "activations_gib": "Activations",
+    "gradients_gib": "Gradients",
+    "optimizer_gib": "Optimizer states",
+    "overhead_gib": "Overhead (CUDA context, allocator)",
+}
+
+
+def sizing_view(decision: Decision) -> SizingView | None:
+    """None when the profile stated its memory need without describing a model."""
+    sizing = decision.sizing
+    if not sizing.breakdown:
+        return None
+    rows = tuple(
+        SizingRow(SIZING_LABELS.get(key, key), format_value(round(value, 2)))
+        for key, value in sizing.breakdown.items()
+        if value  # a term the job does not have (gradients when serving) is left out
+    )
+    estimate = sizing.estimate_gib if sizing.estimate_gib is not None else 0.0
+    stated = (
+        format_value(sizing.vram_need_gib)
+        if sizing.source == "stated" and sizing.vram_need_gib is not None
+        else None
+    )
+    return SizingView(
+        model=sizing.model,
+        formula=sizing.formula,
+        rows=rows,
+        total=format_value(round(estimate, 2)),
+        stated=stated,
+        assumptions=sizing.assumptions,
     )
 
 
@@ -331,6 +403,8 @@ class ReportView(NamedTuple):
     """``v.short(text)``: the text with evidence paths shortened to those names."""
     conflicts: tuple[ConflictRow, ...] = ()
     """Values the evidence files disagree on (the "Conflicting evidence" section)."""
+    sizing: SizingView | None = None
+    """The memory breakdown, when the profile describes its model."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
@@ -356,4 +430,5 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         evidence=tuple(EvidenceFile(short(e.file), e) for e in decision.inputs.evidence),
         short=short,
         conflicts=conflict_rows(decision),
+        sizing=sizing_view(decision),
     )
