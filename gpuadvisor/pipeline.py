@@ -7,6 +7,7 @@ and the evidence from disk, then hands plain values to the engine
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,15 @@ from gpuadvisor.engine.rules import RuleBase, load_rules
 from gpuadvisor.inputs.catalog import Catalog, load_catalog
 from gpuadvisor.inputs.profile import Profile, profile_from_data
 from gpuadvisor.inputs.textio import decode_text, parse_document, read_bytes
+
+
+def decision_date() -> dt.date:
+    """The decision's date, which prices' ages are counted to: SOURCE_DATE_EPOCH's day
+    when it is set (reproducible output), else today."""
+    from gpuadvisor.render.report import report_date
+
+    stated = report_date()
+    return dt.date.fromisoformat(stated) if stated else dt.date.today()
 
 
 def read_profile(path: Path) -> tuple[Profile, str]:
@@ -109,4 +119,5 @@ def advise_profile(
         evidence=refs,
         measured_gpus=gpus,
         sensitivity=sensitivity,
+        as_of=decision_date(),
     )

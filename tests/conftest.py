@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import sys
 from collections.abc import Callable
@@ -28,6 +29,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite golden files from the current output (review the diff!)",
     )
+
+
+#: The decision date every test decision is made on (prices' ages count to it).
+DECISION_DATE = dt.date(2026, 12, 1)
+
+
+@pytest.fixture(autouse=True)
+def _fixed_decision_date(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pin the pipeline's clock: a price's age in a golden file must not change daily."""
+    import gpuadvisor.pipeline
+
+    monkeypatch.setattr(gpuadvisor.pipeline, "decision_date", lambda: DECISION_DATE)
 
 
 @pytest.fixture(scope="session")

@@ -13,14 +13,8 @@ from typing import Any
 
 import pytest
 
-from gpuadvisor.inputs.catalog import (
-    CITE_DENYLIST,
-    CITED_FIELDS,
-    Catalog,
-    denied_domain,
-    lint_catalog,
-    load_catalog,
-)
+from gpuadvisor.inputs.catalog import CITED_FIELDS, Catalog, load_catalog
+from gpuadvisor.inputs.catalog_lint import CITE_DENYLIST, denied_domain, lint_catalog
 
 TODAY = dt.date(2026, 11, 30)
 GOOD = "https://www.nvidia.com/en-us/data-center/example/"
@@ -68,9 +62,14 @@ def write_sku(folder: Path, sku_id: str, **overrides: Any) -> Path:
         "fp16_tensor_tflops": 364.2,
         "launch_year": 2022,
         "price_usd": 6800.0,
-        "price_date": "2022-12-03",
-        "price_kind": "launch-msrp",
+        "price_date": "2026-06-01",
+        "price_kind": "list",
         "price_source": GOOD,
+        "status": "current",
+        "status_date": "2026-06",
+        "status_source": GOOD,
+        "vgpu_editions": ["vws"],
+        "fp64_tflops": 1.4,
     }
     data.update(overrides)
     sources = list(dict.fromkeys([cite_url, data["price_source"], *extra]))
@@ -79,6 +78,11 @@ def write_sku(folder: Path, sku_id: str, **overrides: Any) -> Path:
     lines.append("")
     lines.append("[cite]")
     lines += [f"{name} = {_toml_value(cite_url)}" for name in CITED_FIELDS]
+    for name in ("vgpu_editions", "fp64_tflops"):
+        if data.get(name):
+            lines.append(f"{name} = {_toml_value(cite_url)}")
+    if data.get("status"):
+        lines.append(f"status = {_toml_value(cite_url)}")
     if disputes:
         lines.append("")
         lines.append("[disputes]")

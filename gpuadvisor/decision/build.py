@@ -8,12 +8,14 @@ the engine only computes. Output models are validated as they are built.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
+from gpuadvisor.decision.market import cost_phrase, market_assumptions, market_fields
 from gpuadvisor.decision.model import (
     Alternative,
     Decision,
@@ -47,7 +49,13 @@ from gpuadvisor.vocabulary import CLASSES, format_value
 PICKS_SHOWN = 3
 
 
-def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -> Pick:
+def _pick(
+    option: Option,
+    facts: Mapping[str, Value],
+    rank: int,
+    ranking: str,
+    as_of: dt.date | None = None,
+) -> Pick:
     sku = option.sku
     energy = energy_cost_usd(option, facts)
     total = option.total_price_usd
@@ -60,8 +68,7 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         (
             f"#{rank} by {ranking}: {format_value(option.vram_per_job_gib)} GiB for one job "
             f"(needs {format_value(need)} GiB), {format_value(sku.memory_bandwidth_gbs)} GB/s "
-            f"{per}, ${total + energy + licence_cost:,.0f} over {years} years with electricity"
-            + (f" and {licence[0]} licences." if licence else ".")
+            f"{per}, {cost_phrase(option, facts, energy, years)}."
         )
         .replace("  ", " ")
         .replace(" ,", ",")
@@ -75,9 +82,9 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         total_price_usd=total,
         energy_cost_usd=round(energy, 2),
         licence_cost_usd=round(licence_cost, 2),
-        lifecycle_cost_usd=round(total + energy + licence_cost, 2),
-        price_date=sku.price_date.isoformat(),
+        lifecycle_cost_usd=None if total is None else round(total + energy + licence_cost, 2),
         price_kind=sku.price_kind,
+        **market_fields(sku, as_of),
         why=why,
         segment=sku.segment,
         vram_gib=sku.vram_gib,
@@ -90,6 +97,18 @@ def _pick(option: Option, facts: Mapping[str, Value], rank: int, ranking: str) -
         tdp_w=sku.tdp_w,
         vram_per_job_gib=option.vram_per_job_gib,
     )
+
+
+def shown_options(ranked: tuple[Option, ...]) -> list[tuple[int, Option]]:
+    """The picks shown, with their rank: the first :data:`PICKS_SHOWN`, and the best
+    option on quote when none of those is (an unpriced card stays a candidate)."""
+    shown = list(enumerate(ranked[:PICKS_SHOWN], start=1))
+    if all(option.sku.priced for _, option in shown):
+        for rank, option in enumerate(ranked[PICKS_SHOWN:], start=PICKS_SHOWN + 1):
+            if not option.sku.priced:
+                shown.append((rank, option))
+                break
+    return shown
 
 
 def _shape_phrase(option: Option) -> str:
@@ -136,9 +155,11 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
             "requirement to relax."
         )
     each = " each" if top.count > 1 else ""
+    total = top.total_price_usd
+    price = "price on quote" if total is None else f"about ${total:,.0f}"
     text = (
         f"Buy {_shape_phrase(top)} ({format_value(top.sku.vram_gib)} GiB{each}, "
-        f"{top.sku.segment} class, about ${top.total_price_usd:,.0f}): {_reason(core)}."
+        f"{top.sku.segment} class, {price}): {_reason(core)}."
     )
     if fix_first:
         first = _lower_first(fix_first[0].title.rstrip("."))
@@ -188,7 +209,7 @@ def _rejections(core: Core) -> list[Rejected]:
     return rejected
 
 
-def _alternatives(core: Core, ranking: str) -> list[Alternative]:
+def _alternatives(core: Core, ranking: str, as_of: dt.date | None) -> list[Alternative]:
     alternatives = []
     for pair in sorted(
         core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
@@ -201,7 +222,7 @@ def _alternatives(core: Core, ranking: str) -> list[Alternative]:
                 shape=pair.shape,
                 class_=pair.class_,
                 score=pair.score,
-                best=_pick(pair.ranked[0], core.facts, 1, ranking) if pair.ranked else None,
+                best=_pick(pair.ranked[0], core.facts, 1, ranking, as_of) if pair.ranked else None,
                 eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
             )
         )
@@ -269,10 +290,12 @@ def decide(
     evidence: tuple[EvidenceRef, ...] = (),
     measured_gpus: tuple[MeasuredGpu, ...] = (),
     sensitivity: bool = True,
+    as_of: dt.date | None = None,
 ) -> Decision:
     """The decision/v1 document for these facts: the engine's conclusion, phrased.
 
     Given an :class:`Engine` alone, nothing phrased is kept for later decisions.
+    ``as_of`` is the decision's date, which prices' ages are counted to (none: no age).
     """
     advisor = engine if isinstance(engine, Advisor) else Advisor(engine)
     engine = advisor.engine
@@ -282,10 +305,8 @@ def decide(
     fixes, findings = findings_of(core, facts, advisor.book)
     confidence, near_tie = _confidence(core)
     top = core.top
-    picks = tuple(
-        _pick(option, core.facts, rank, ranking)
-        for rank, option in enumerate(core.chosen.ranked[:PICKS_SHOWN], start=1)
-    )
+    shown = shown_options(core.chosen.ranked)
+    picks = tuple(_pick(option, core.facts, rank, ranking, as_of) for rank, option in shown)
     flips = scan(engine, core) if sensitivity else ()
     return Decision(
         meta=Meta(
@@ -307,13 +328,20 @@ def decide(
         findings=tuple(findings),
         picks=picks,
         rejected=tuple(_rejections(core)),
-        alternatives=tuple(_alternatives(core, ranking)),
+        alternatives=tuple(_alternatives(core, ranking, as_of)),
         sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
         scores={
             "shape": {str(k): v for k, v in core.shape_scores.items()},
             "class": {str(k): v for k, v in core.class_scores.items()},
         },
-        assumptions=ASSUMPTIONS,
+        assumptions=ASSUMPTIONS
+        + market_assumptions(
+            (option for _, option in shown),
+            core.active_constraints,
+            core.facts,
+            profile.requirements.isv_apps,
+            engine.catalog,
+        ),
         measured=measured_facts(facts),
         gpus=measured_gpus,
         vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),

@@ -195,10 +195,58 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("Cooling", (p.cooling for p in picks)),
         row("Slots per card", (format_value(p.slot_width) for p in picks)),
         row("Board power, all cards", (f"{format_value(p.tdp_w * p.count)} W" for p in picks)),
-        row("Unit price", (f"${p.price_usd:,.0f} ({p.price_kind}, {p.price_date})" for p in picks)),
-        row("Total price", (f"${p.total_price_usd:,.0f}" for p in picks)),
-        row(f"Lifecycle cost{span}", (f"${p.lifecycle_cost_usd:,.0f}" for p in picks)),
+        row("Unit price", (unit_price(p) for p in picks)),
+        row("Total price", (_money(p.total_price_usd) for p in picks)),
+        row(f"Lifecycle cost{span}", (_money(p.lifecycle_cost_usd) for p in picks)),
+        row("Availability", (availability(p) for p in picks)),
+        row("vGPU editions", (", ".join(p.vgpu_editions) or "none" for p in picks)),
+        row("FP64", (_tflops(p.fp64_tflops) for p in picks)),
     )
+
+
+# -- market: price kind and age, availability (CONTRACT §6) ---------------------------
+
+
+def _money(value: float | None) -> str:
+    return "on quote" if value is None else f"${value:,.0f}"
+
+
+def _tflops(value: float | None) -> str:
+    return "unknown" if value is None else f"{format_value(round(value, 2))} TFLOPS"
+
+
+def unit_price(pick: Pick) -> str:
+    """``$1,599 (launch-msrp, 2022-09-20, 1,533 days old)``, or ``on quote``."""
+    if pick.price_usd is None:
+        return "on quote (quote-needed)"
+    age = f", {price_age(pick.price_age_days)}" if pick.price_age_days is not None else ""
+    return f"${pick.price_usd:,.0f} ({pick.price_kind}, {pick.price_date}{age})"
+
+
+def price_age(days: int) -> str:
+    return "today" if days == 0 else f"{format_value(days)} day{'s' if days != 1 else ''} old"
+
+
+def availability(pick: Pick) -> str:
+    when = f" {pick.status_date}" if pick.status_date else ""
+    return f"{pick.status}{when}"
+
+
+class PickFlags(NamedTuple):
+    """What a buyer must know about one pick's market before ordering it."""
+
+    card: str
+    flags: tuple[str, ...]
+
+
+def market_flags(columns: Sequence[Column]) -> tuple[PickFlags, ...]:
+    from gpuadvisor.decision.words import pick_flags
+
+    out = []
+    for column in columns:
+        if column.chosen and (flags := pick_flags(column.pick)):
+            out.append(PickFlags(f"{column.role}: {column.card}", flags))
+    return tuple(out)
 
 
 # -- measured evidence ---------------------------------------------------------------
@@ -284,10 +332,14 @@ class ReportView(NamedTuple):
     gpus: tuple[GpuView, ...]
     runbook: tuple[RunbookEntry, ...]
     chosen_option: str
+    market: tuple[PickFlags, ...] = ()
+    """Per pick: availability, price kind and age, budget not checked (CONTRACT §6)."""
+    top_cost: str = ""
+    """The summary's sentence on what the first pick costs."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
-    from gpuadvisor.decision.words import describe_flip
+    from gpuadvisor.decision.words import describe_flip, pick_cost_sentence
 
     columns = comparison_columns(decision)
     r = decision.recommendation
@@ -304,4 +356,6 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         gpus=tuple(gpu_view(g) for g in decision.gpus),
         runbook=select_runbook(runbook, decision),
         chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
+        market=market_flags(columns),
+        top_cost=pick_cost_sentence(decision.picks[0]) if decision.picks else "",
     )
