@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,12 +35,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 DECISION_DATE = dt.date(2026, 12, 1)
 
 
-@pytest.fixture(autouse=True)
-def _fixed_decision_date(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pin the pipeline's clock: a price's age in a golden file must not change daily."""
+@pytest.fixture(autouse=True, scope="session")
+def _fixed_decision_date() -> Iterator[None]:
+    """Pin the pipeline's clock for the whole session (module- and session-scoped
+    fixtures make decisions too): a price's age in a golden file must not change daily."""
     import gpuadvisor.pipeline
 
-    monkeypatch.setattr(gpuadvisor.pipeline, "decision_date", lambda: DECISION_DATE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gpuadvisor.pipeline, "decision_date", lambda: DECISION_DATE)
+        yield
 
 
 @pytest.fixture(scope="session")
