@@ -7,6 +7,7 @@ and the evidence from disk, then hands plain values to the engine
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +25,14 @@ from gpuadvisor.inputs.textio import decode_text, locate_field, parse_document, 
 if TYPE_CHECKING:
     from gpuadvisor.inputs.workload_model import Model
     from gpuadvisor.sizing.estimate import MemoryEstimate
+
+
+def decision_date() -> dt.date:
+    """The decision's date, which prices' ages are counted to: SOURCE_DATE_EPOCH's day
+    when it is set (reproducible output), else today."""
+    from gpuadvisor.decision.dates import report_date
+
+    return dt.date.fromisoformat(report_date())
 
 
 def read_profile(path: Path) -> tuple[Profile, str]:
@@ -152,4 +161,5 @@ def advise_profile(
         measured_gpus=gpus,
         sensitivity=sensitivity,
         evidence_conflicts=conflicts,
+        as_of=decision_date(),
     )

@@ -130,6 +130,11 @@ SKU_STATUSES: tuple[SkuStatus, ...] = get_args(SkuStatus)
 VgpuEdition = Literal["vpc", "vws", "vcs"]
 VGPU_EDITIONS: tuple[VgpuEdition, ...] = get_args(VgpuEdition)
 
+#: The vGPU edition a profile asks for (``requirements.vgpu_edition``): ``none`` leaves it
+#: to the kind of work (see :func:`gpuadvisor.engine.facts.vgpu_edition_needed`).
+VgpuEditionNeed = Literal["none", "vpc", "vws", "vcs"]
+VGPU_EDITION_NEEDS: tuple[VgpuEditionNeed, ...] = get_args(VgpuEditionNeed)
+
 # -- how values read ------------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import os
 import sys
@@ -39,6 +40,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite golden files from the current output (review the diff!)",
     )
+
+
+#: The decision date every test decision is made on (prices' ages count to it): the day
+#: TEST_SOURCE_DATE_EPOCH names.
+DECISION_DATE = dt.date(2026, 12, 1)
 
 
 @pytest.fixture(scope="session")

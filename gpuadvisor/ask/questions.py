@@ -215,6 +215,14 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         when=lambda a: _reads_data(a) and a["workload.io_pattern"] != "in-memory",
     ),
     Question(
+        "workload.needs_fp64",
+        "Does the solver compute in double precision (FP64), as many CFD, FEA and "
+        "chemistry codes do?",
+        "Most graphics and professional cards run FP64 at 1/64 of their normal speed; only "
+        "data-center cards such as A100 and H100 run it fast; if unsure, answer no.",
+        when=lambda a: a["workload.kind"] in ("simulation", "cad-cae", "mixed"),
+    ),
+    Question(
         "requirements.ecc",
         "Do you need error-correcting GPU memory (ECC)?",
         "ECC catches memory errors that would otherwise change results unnoticed and only "
@@ -261,6 +269,19 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "Will one card be shared by several users or virtual machines (vGPU, virtual desktops)?",
         "Sharing one card needs a card that NVIDIA's vGPU software supports; if unsure, answer no.",
         when=lambda a: a["workload.kind"] in SHARING_KINDS,
+    ),
+    Question(
+        "requirements.vgpu_edition",
+        "Which NVIDIA vGPU edition will the users need?",
+        "Editions differ in what runs and in licence price (vWS costs several times vPC), and "
+        "compute-only cards support only vCS; if unsure, answer none.",
+        when=lambda a: bool(a["requirements.vgpu"]),
+        choices=(
+            ("none", "not decided: judged from the kind of work"),
+            ("vpc", "Virtual PC: office desktops, browsers, video"),
+            ("vws", "RTX Virtual Workstation: CAD and professional graphics"),
+            ("vcs", "Virtual Compute Server: compute VMs (AI, HPC)"),
+        ),
     ),
     Question(
         "requirements.lifecycle_years",

@@ -8,6 +8,7 @@ the engine only computes. Output models are validated as they are built.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
+from gpuadvisor.decision.market import cost_phrase, market_assumptions, market_fields
 from gpuadvisor.decision.model import (
     Alternative,
     Decision,
@@ -59,6 +61,7 @@ def _pick(
     rank: int,
     ranking: str,
     sizing: MemoryEstimate | None = None,
+    as_of: dt.date | None = None,
 ) -> Pick:
     sku = option.sku
     energy = energy_cost_usd(option, facts)
@@ -72,8 +75,7 @@ def _pick(
         (
             f"#{rank} by {ranking}: {format_value(option.vram_per_job_gib)} GiB for one job "
             f"(needs {format_value(need)} GiB), {format_value(sku.memory_bandwidth_gbs)} GB/s "
-            f"{per}, ${total + energy + licence_cost:,.0f} over {years} years with electricity"
-            + (f" and {licence[0]} licences." if licence else ".")
+            f"{per}, {cost_phrase(option, facts, energy, years)}."
         )
         .replace("  ", " ")
         .replace(" ,", ",")
@@ -93,9 +95,9 @@ def _pick(
         total_price_usd=total,
         energy_cost_usd=round(energy, 2),
         licence_cost_usd=round(licence_cost, 2),
-        lifecycle_cost_usd=round(total + energy + licence_cost, 2),
-        price_date=sku.price_date.isoformat(),
+        lifecycle_cost_usd=None if total is None else round(total + energy + licence_cost, 2),
         price_kind=sku.price_kind,
+        **market_fields(sku, as_of),
         why=why,
         segment=sku.segment,
         vram_gib=sku.vram_gib,
@@ -109,6 +111,18 @@ def _pick(
         vram_per_job_gib=option.vram_per_job_gib,
         speed=speed,
     )
+
+
+def shown_options(ranked: tuple[Option, ...]) -> list[tuple[int, Option]]:
+    """The picks shown, with their rank: the first :data:`PICKS_SHOWN`, and the best
+    option on quote when none of those is (an unpriced card stays a candidate)."""
+    shown = list(enumerate(ranked[:PICKS_SHOWN], start=1))
+    if all(option.sku.priced for _, option in shown):
+        for rank, option in enumerate(ranked[PICKS_SHOWN:], start=PICKS_SHOWN + 1):
+            if not option.sku.priced:
+                shown.append((rank, option))
+                break
+    return shown
 
 
 def _shape_phrase(option: Option) -> str:
@@ -155,9 +169,11 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
             "requirement to relax."
         )
     each = " each" if top.count > 1 else ""
+    total = top.total_price_usd
+    price = "price on quote" if total is None else f"about ${total:,.0f}"
     text = (
         f"Buy {_shape_phrase(top)} ({format_value(top.sku.vram_gib)} GiB{each}, "
-        f"{top.sku.segment} class, about ${top.total_price_usd:,.0f}): {_reason(core)}."
+        f"{top.sku.segment} class, {price}): {_reason(core)}."
     )
     if fix_first:
         first = _lower_first(fix_first[0].title.rstrip("."))
@@ -208,7 +224,7 @@ def _rejections(core: Core) -> list[Rejected]:
 
 
 def _alternatives(
-    core: Core, ranking: str, sizing: MemoryEstimate | None = None
+    core: Core, ranking: str, sizing: MemoryEstimate | None, as_of: dt.date | None
 ) -> list[Alternative]:
     alternatives = []
     for pair in sorted(
@@ -222,7 +238,9 @@ def _alternatives(
                 shape=pair.shape,
                 class_=pair.class_,
                 score=pair.score,
-                best=_pick(pair.ranked[0], core.facts, 1, ranking, sizing) if pair.ranked else None,
+                best=_pick(pair.ranked[0], core.facts, 1, ranking, sizing, as_of)
+                if pair.ranked
+                else None,
                 eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
             )
         )
@@ -309,11 +327,16 @@ def decide(
     measured_gpus: tuple[MeasuredGpu, ...] = (),
     sensitivity: bool = True,
     evidence_conflicts: tuple[EvidenceConflict, ...] = (),
+    as_of: dt.date | None = None,
 ) -> Decision:
     """The decision/v1 document for these facts: the engine's conclusion, phrased.
 
     Given an :class:`Engine` alone, nothing phrased is kept for later decisions.
+    ``as_of`` is the decision's date, which prices' ages are counted to and the report
+    carries (default: ``SOURCE_DATE_EPOCH``'s day when set, else today).
     """
+    if as_of is None:
+        as_of = dt.date.fromisoformat(report_date())
     advisor = engine if isinstance(engine, Advisor) else Advisor(engine)
     engine = advisor.engine
     core = engine.run(facts.values)
@@ -322,9 +345,9 @@ def decide(
     fixes, findings = findings_of(core, facts, advisor.book)
     confidence, near_tie = _confidence(core)
     top = core.top
+    shown = shown_options(core.chosen.ranked)
     picks = tuple(
-        _pick(option, core.facts, rank, ranking, facts.sizing)
-        for rank, option in enumerate(core.chosen.ranked[:PICKS_SHOWN], start=1)
+        _pick(option, core.facts, rank, ranking, facts.sizing, as_of) for rank, option in shown
     )
     flips = scan(engine, core) if sensitivity else ()
     return Decision(
@@ -347,13 +370,21 @@ def decide(
         findings=tuple(findings),
         picks=picks,
         rejected=tuple(_rejections(core)),
-        alternatives=tuple(_alternatives(core, ranking, facts.sizing)),
+        alternatives=tuple(_alternatives(core, ranking, facts.sizing, as_of)),
         sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
         scores={
             "shape": {str(k): v for k, v in core.shape_scores.items()},
             "class": {str(k): v for k, v in core.class_scores.items()},
         },
-        assumptions=(*ASSUMPTIONS, *unstated_platform(profile)),
+        assumptions=ASSUMPTIONS
+        + unstated_platform(profile)
+        + market_assumptions(
+            (option for _, option in shown),
+            core.active_constraints,
+            core.facts,
+            profile.requirements.isv_apps,
+            engine.catalog,
+        ),
         measured=measured_facts(facts),
         gpus=measured_gpus,
         vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
@@ -363,7 +394,7 @@ def decide(
             gpuadvisor=__version__,
             catalog=engine.catalog.version,
             rules=engine.rules.version,
-            generated_at=report_date(),
+            generated_at=as_of.isoformat(),
         ),
         evidence_conflicts=evidence_conflicts,
         sizing=_sizing(profile, facts),

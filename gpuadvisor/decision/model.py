@@ -90,12 +90,12 @@ class Pick(_Out):
     name: str
     count: int
     jobs_served: int = Field(1, description="Concurrent jobs this purchase holds at once.")
-    price_usd: float
-    total_price_usd: float
+    price_usd: float | None = Field(description="Per card; null when the price is on quote.")
+    total_price_usd: float | None
     energy_cost_usd: float
     licence_cost_usd: float = Field(0.0, description="vGPU licences over the service life.")
-    lifecycle_cost_usd: float
-    price_date: str
+    lifecycle_cost_usd: float | None
+    price_date: str | None
     price_kind: str
     why: str
     segment: str
@@ -115,6 +115,16 @@ class Pick(_Out):
     speed: PickSpeed | None = Field(
         None, description="Decode and prefill bounds, for a language model being served."
     )
+    # -- market and catalog reality (CONTRACT §6) ------------------------------------
+    status: Literal["current", "discontinued", "eol", "unknown"] = Field(
+        "unknown", description="Whether the card can still be bought new."
+    )
+    status_date: str | None = Field(None, description="When the status was stated (YYYY-MM).")
+    price_age_days: int | None = Field(
+        None, description="Days from the price's date to the decision's date."
+    )
+    vgpu_editions: tuple[str, ...] = Field((), description="vGPU editions: vpc, vws, vcs.")
+    fp64_tflops: float | None = None
 
 
 class Alternative(_Out):

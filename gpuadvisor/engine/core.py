@@ -85,7 +85,9 @@ def _pair_order(
     score: int, shape: Shape, gpu_class: GpuClass, top: Option | None, facts: Mapping[str, Value]
 ) -> tuple[float, ...]:
     """Best pair first: score, then the simpler shape, the cheaper pick, the class."""
-    cost = lifecycle_cost_usd(top, facts) if top is not None else float("inf")
+    cost = lifecycle_cost_usd(top, facts) if top is not None else None
+    if cost is None:  # nothing fits, or the pick's price is on quote: loses the tie
+        cost = float("inf")
     return (-score, SHAPES.index(shape), cost, CLASSES.index(gpu_class))
 
 

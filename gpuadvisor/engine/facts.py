@@ -7,13 +7,14 @@ already derived, so this module stays free of any parsing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import HOST_FACTS, sku_fact_specs
-from gpuadvisor.inputs.catalog import Catalog, Sku
+from gpuadvisor.engine.namelist import name_list
+from gpuadvisor.inputs.catalog import Catalog, Sku, app_key
 from gpuadvisor.inputs.profile import SECTIONS, Profile
 
 if TYPE_CHECKING:  # the estimator is imported only by profiles that describe a model
@@ -44,6 +45,31 @@ def profile_facts(profile: Profile) -> dict[str, Value]:
                 values[f"{section}.{name}"] = value
     values["requirements.isv_app_count"] = len(profile.requirements.isv_apps)
     return values
+
+
+def _catalog_apps(catalog: Catalog) -> set[str]:
+    return {app_key(c.app) for sku in catalog.skus for c in sku.certified_for}
+
+
+def isv_apps_known(apps: Iterable[str], catalog: Catalog) -> tuple[str, ...]:
+    """The named applications (as named) whose hardware list the catalog holds."""
+    held = _catalog_apps(catalog)
+    return tuple(dict.fromkeys(a for a in apps if app_key(a) in held))
+
+
+def isv_apps_unknown(apps: Iterable[str], catalog: Catalog) -> tuple[str, ...]:
+    """The named applications the catalog holds no hardware list for."""
+    held = _catalog_apps(catalog)
+    return tuple(dict.fromkeys(a for a in apps if app_key(a) not in held))
+
+
+def isv_facts(profile: Profile, catalog: Catalog) -> dict[str, Value]:
+    """What the certification constraint reads: the named applications the catalog knows."""
+    known = isv_apps_known(profile.requirements.isv_apps, catalog)
+    return {
+        "requirements.isv_known_apps": name_list(app_key(a) for a in known),
+        "requirements.isv_known_app_count": len(known),
+    }
 
 
 def catalog_facts(catalog: Catalog) -> dict[str, Value]:
@@ -97,6 +123,9 @@ def build_facts(
     for name, value in catalog_facts(catalog).items():
         values[name] = value
         sources[name] = "catalog"
+    for name, value in isv_facts(profile, catalog).items():
+        values[name] = value
+        sources[name] = "profile"
     host = empty_host_facts()
     if host_values is not None:
         unknown = set(host_values) - set(host)
@@ -114,4 +143,11 @@ def build_facts(
 
 
 def sku_facts(sku: Sku) -> dict[str, Value]:
-    return {f"sku.{name}": getattr(sku, name) for name in SKU_FACT_FIELDS}
+    values: dict[str, Value] = {f"sku.{name}": getattr(sku, name) for name in SKU_FACT_FIELDS}
+    editions = sku.vgpu_editions
+    for edition in ("vpc", "vws", "vcs"):
+        values[f"sku.vgpu_{edition}"] = None if editions is None else edition in editions
+    fp64 = sku.fp64_tflops
+    values["sku.fp64_ratio"] = None if fp64 is None else fp64 / sku.fp32_tflops
+    values["sku.certified_apps"] = name_list(app_key(c.app) for c in sku.certified_for)
+    return values

@@ -288,9 +288,74 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
 )
 
 
+#: SKU facts derived from catalog fields the expression language cannot read directly
+#: (a list, a ratio), each with the field it comes from.
+SKU_DERIVED_FACTS: tuple[tuple[FactSpec, str], ...] = (
+    (
+        FactSpec(
+            "sku.vgpu_vpc",
+            "bool",
+            "NVIDIA Virtual PC (office desktops) runs on this card (a cited page says so).",
+            nullable=True,
+            scope="option",
+            source="catalog",
+        ),
+        "vgpu_editions",
+    ),
+    (
+        FactSpec(
+            "sku.vgpu_vws",
+            "bool",
+            "RTX Virtual Workstation (professional graphics) runs on this card.",
+            nullable=True,
+            scope="option",
+            source="catalog",
+        ),
+        "vgpu_editions",
+    ),
+    (
+        FactSpec(
+            "sku.vgpu_vcs",
+            "bool",
+            "Virtual Compute Server (compute VMs) runs on this card.",
+            nullable=True,
+            scope="option",
+            source="catalog",
+        ),
+        "vgpu_editions",
+    ),
+    (
+        FactSpec(
+            "sku.fp64_ratio",
+            "number",
+            "FP64 rate as a share of FP32 (1/2 on A100/H100; 1/64 on GeForce and RTX).",
+            unit="ratio",
+            nullable=True,
+            scope="option",
+            source="catalog",
+        ),
+        "fp64_tflops",
+    ),
+    (
+        FactSpec(
+            "sku.certified_apps",
+            "string",
+            "ISV applications whose published hardware list names the card (a name list: "
+            "test it with covers()).",
+            scope="option",
+            source="catalog",
+        ),
+        "certified_for",
+    ),
+)
+
+#: Not facts: text, sources and dates only reports show.
+_SKU_NOT_FACTS = ("sku.price_source", "sku.lifecycle_note", "sku.status_source", "sku.status_date")
+
+
 def sku_fact_specs() -> list[FactSpec]:
     specs = _model_facts("sku", Sku, "option", "catalog")
-    return [s for s in specs if s.name not in ("sku.price_source", "sku.lifecycle_note")]
+    return [s for s in specs if s.name not in _SKU_NOT_FACTS]
 
 
 def _profile_facts() -> list[FactSpec]:
@@ -307,6 +372,23 @@ def _profile_facts() -> list[FactSpec]:
             source="profile",
         )
     )
+    specs.append(
+        FactSpec(
+            "requirements.isv_known_apps",
+            "string",
+            "The named ISV applications whose hardware list the catalog holds (a name list: "
+            "test it with covers()).",
+            source="profile",
+        )
+    )
+    specs.append(
+        FactSpec(
+            "requirements.isv_known_app_count",
+            "number",
+            "How many named ISV applications have a hardware list in the catalog.",
+            source="profile",
+        )
+    )
     return specs
 
 
@@ -316,6 +398,7 @@ ALL_FACTS: tuple[FactSpec, ...] = (
     *CATALOG_FACTS,
     *OPTION_FACTS,
     *sku_fact_specs(),
+    *(spec for spec, _ in SKU_DERIVED_FACTS),
 )
 FACTS_BY_NAME: dict[str, FactSpec] = {spec.name: spec for spec in ALL_FACTS}
 

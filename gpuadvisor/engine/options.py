@@ -88,8 +88,9 @@ class Option:
         return f"Option({self.key}, serves {self.jobs_served})"
 
     @property
-    def total_price_usd(self) -> float:
-        return self.sku.price_usd * self.count
+    def total_price_usd(self) -> float | None:
+        """Cards × price; None when the SKU's price is on quote."""
+        return unpriced_or(self.sku.price_usd, lambda price: price * self.count)
 
     @property
     def total_power_w(self) -> float:
@@ -110,6 +111,12 @@ class Option:
             "option.vram_per_job_gib": self.vram_per_job_gib,
             "option.total_slots": self.sku.slot_width * self.count,
         }
+
+
+def unpriced_or(price: float | None, then: Callable[[float], float]) -> float | None:
+    """``then(price)``, or None when there is no price (quote-needed): a missing price
+    stays missing through every sum, never a zero."""
+    return None if price is None else then(price)
 
 
 def _number(facts: Mapping[str, Value], name: str) -> float:
@@ -183,8 +190,9 @@ class CostTerms:
         kwh = option.sku.tdp_w * option.count * self.duty * HOURS_PER_YEAR * self.years / 1000.0
         return kwh * self.electricity_usd_per_kwh
 
-    def lifecycle_usd(self, option: Option) -> float:
-        return option.sku.price_usd * option.count + self.energy_usd(option) + self.licence_usd
+    def lifecycle_usd(self, option: Option) -> float | None:
+        extra = self.energy_usd(option) + self.licence_usd
+        return unpriced_or(option.total_price_usd, lambda total: total + extra)
 
 
 def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
@@ -192,20 +200,46 @@ def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
 
 
 def vgpu_licence(facts: Mapping[str, Value]) -> tuple[str, float] | None:
-    """(edition, cost over the service life) when vGPU is required, else None."""
+    """(edition, cost over the service life) when vGPU is required, else None.
+
+    A vCS licence, which NVIDIA prices per GPU, has no public price: it comes back with
+    cost 0 and :func:`vgpu_licence_priced` says so (the pick names it as on quote)."""
     if facts["requirements.vgpu"] is not True:
         return None
+    edition = vgpu_licence_edition(facts)
+    per_user = VGPU_LICENCE_USD_PER_CCU_YEAR.get(edition)
+    if per_user is None:
+        return edition, 0.0
+    users = _number(facts, "workload.concurrent_jobs")
+    years = _number(facts, "requirements.lifecycle_years")
+    return edition, per_user * users * years
+
+
+#: The licence name of each ``requirements.vgpu_edition``.
+VGPU_LICENCE_NAMES: dict[str, str] = {"vpc": "vPC", "vws": "vWS", "vcs": "vCS"}
+
+
+def vgpu_licence_edition(facts: Mapping[str, Value]) -> str:
+    """The edition licensed: the profile's ``requirements.vgpu_edition``, or when it says
+    ``none``, vWS for workstation work or certified ISV drivers and vPC otherwise."""
+    stated = facts.get("requirements.vgpu_edition", "none")
+    if isinstance(stated, str) and stated in VGPU_LICENCE_NAMES:
+        return VGPU_LICENCE_NAMES[stated]
     workstation = (
         facts["requirements.certified_drivers"] is True
         or facts["workload.kind"] in _WORKSTATION_KINDS
     )
-    edition = "vWS" if workstation else "vPC"
-    users = _number(facts, "workload.concurrent_jobs")
-    years = _number(facts, "requirements.lifecycle_years")
-    return edition, VGPU_LICENCE_USD_PER_CCU_YEAR[edition] * users * years
+    return "vWS" if workstation else "vPC"
 
 
-def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
+def vgpu_licence_priced(facts: Mapping[str, Value]) -> bool:
+    """Whether :func:`vgpu_licence` holds the licence's price (no licence: True)."""
+    licence = vgpu_licence(facts)
+    return licence is None or licence[0] in VGPU_LICENCE_USD_PER_CCU_YEAR
+
+
+def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float | None:
+    """Price + electricity + licences over the service life; None when on quote."""
     return CostTerms(facts).lifecycle_usd(option)
 
 
@@ -242,6 +276,7 @@ RANK_READS = (
     "requirements.vgpu",
     "requirements.certified_drivers",
     "workload.concurrent_jobs",
+    "requirements.vgpu_edition",
 )
 
 
@@ -256,15 +291,32 @@ def rank_key(
     def key(option: Option) -> tuple[tuple[float, ...], str]:
         sku = option.sku
         cost = terms.lifecycle_usd(option)
+        if cost is None:
+            return unpriced_key(option, facts, fastest), sku.id
         if objective == "throughput":
             value = performance(sku, facts) * option.count / cost
-            return (-option.jobs_served, -value, cost), sku.id
+            return (-option.jobs_served, 0.0, -value, cost), sku.id
         if objective == "latency":
             slow = 0.0 if sku.memory_bandwidth_gbs >= LATENCY_BAND * fastest else 1.0
-            return (-option.jobs_served, slow, cost, -sku.memory_bandwidth_gbs), sku.id
-        return (-option.jobs_served, cost, -sku.vram_gib), sku.id
+            return (-option.jobs_served, slow, 0.0, cost, -sku.memory_bandwidth_gbs), sku.id
+        return (-option.jobs_served, 0.0, cost, -sku.vram_gib), sku.id
 
     return key
+
+
+def unpriced_key(option: Option, facts: Mapping[str, Value], fastest: float) -> tuple[float, ...]:
+    """Where an option on quote ranks: in the same tier as priced ones (jobs served, and
+    for latency the speed band), after the priced options of that tier (a price in hand
+    beats an unknown one), and among other unpriced ones by the spec the objective
+    values (throughput: compute; latency: memory bandwidth; else memory)."""
+    sku = option.sku
+    objective = facts["workload.objective"]
+    if objective == "throughput":
+        return (-option.jobs_served, 1.0, -performance(sku, facts) * option.count, 0.0)
+    if objective == "latency":
+        slow = 0.0 if sku.memory_bandwidth_gbs >= LATENCY_BAND * fastest else 1.0
+        return (-option.jobs_served, slow, 1.0, -sku.memory_bandwidth_gbs, 0.0)
+    return (-option.jobs_served, 1.0, -sku.vram_gib, 0.0)
 
 
 def rank_options(options: list[Option], facts: Mapping[str, Value]) -> list[Option]:

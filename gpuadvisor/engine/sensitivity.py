@@ -88,7 +88,8 @@ def _grid(
         up = sorted({s + 0.5 for s in sizes if s + 0.5 > current})
         down = sorted({s for s in sizes if s < current}, reverse=True)
     elif name == "budget.max_usd":
-        totals = sorted({o.total_price_usd for o in generate_options(catalog.skus, facts)})
+        options = generate_options(catalog.skus, facts)
+        totals = sorted({t for o in options if (t := o.total_price_usd) is not None})
         up = [t for t in totals if t > current]
         down = sorted({t - 1 for t in totals if t - 1 < current and t > 1}, reverse=True)
     else:

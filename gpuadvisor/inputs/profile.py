@@ -22,6 +22,7 @@ from gpuadvisor.vocabulary import (
     Need,
     Objective,
     Parallelism,
+    VgpuEditionNeed,
     WorkloadKind,
 )
 
@@ -113,6 +114,12 @@ class Workload(_Section):
             raise missing_error("vram_need_gib", None)
         return self
 
+    needs_fp64: bool = Field(
+        False,
+        description="The solver computes in double precision (many CFD, FEA and chemistry "
+        "codes); cards that run FP64 at 1/32 or 1/64 of FP32 are excluded.",
+    )
+
 
 class Requirements(_Section):
     ecc: Need = Field("no", description="Error-correcting GPU memory.")
@@ -130,11 +137,25 @@ class Requirements(_Section):
     )
     display_sync: bool = Field(False, description="Frame Lock / Genlock / sync boards needed.")
     vgpu: bool = Field(False, description="vGPU / VDI / multi-tenant sharing of one card.")
+    vgpu_edition: VgpuEditionNeed = Field(
+        "none",
+        description="NVIDIA vGPU edition needed: vpc (office desktops), vws (professional "
+        "graphics, CAD), vcs (compute); none leaves it to the kind of work.",
+    )
     lifecycle_years: float = Field(3, gt=0, le=20, description="Planned service life, years.")
     fleet_homogeneity: bool = Field(False, description="Identical cards across many hosts matters.")
     downtime_cost_per_hour_usd: float = Field(
         0.0, ge=0, le=1e9, description="What one hour of this system being down costs."
     )
+
+    @model_validator(mode="after")
+    def _edition_needs_vgpu(self) -> Requirements:
+        if self.vgpu_edition != "none" and not self.vgpu:
+            raise ValueError(
+                f"vgpu_edition = {self.vgpu_edition!r} needs vgpu = true (a vGPU edition "
+                "is a way of sharing a card)"
+            )
+        return self
 
 
 class Platform(_Section):

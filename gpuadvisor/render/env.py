@@ -49,8 +49,8 @@ _IMAGE_TYPES = {
 _MAX_ASSET_BYTES = 2 * 1024 * 1024
 
 
-def money(value: float) -> str:
-    return f"${value:,.0f}"
+def money(value: float | None) -> str:
+    return "on quote" if value is None else f"${value:,.0f}"
 
 
 def _printable(value: object) -> object:

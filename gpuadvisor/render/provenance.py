@@ -90,14 +90,14 @@ def prices_used(decision: Decision) -> tuple[PriceUsed, ...]:
     report = decision.provenance.generated_at
     rows = []
     for rank, pick in enumerate(decision.picks, start=1):
-        days = _age(pick.price_date, report)
+        days = _age(pick.price_date, report) if pick.price_date else None
         rows.append(
             PriceUsed(
                 role=f"Pick #{rank}",
                 card=f"{pick.count} × {pick.name}",
-                price=f"${pick.price_usd:,.0f}",
+                price="on quote" if pick.price_usd is None else f"${pick.price_usd:,.0f}",
                 kind=pick.price_kind,
-                date=pick.price_date,
+                date=pick.price_date or "none",
                 age_days=days,
                 age=_age_words(days),
             )

@@ -26,6 +26,12 @@ from gpuadvisor.render.provenance import (
     prices_used,
     shortener,
 )
+from gpuadvisor.render.sections import (
+    ConflictRow,
+    SizingView,
+    conflict_rows,
+    sizing_view,
+)
 from gpuadvisor.vocabulary import Category, GpuClass, Shape, format_value
 
 #: Rejected alternatives shown beside the picks in the comparison table.
@@ -207,9 +213,12 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("Cooling", (p.cooling for p in picks)),
         row("Slots per card", (format_value(p.slot_width) for p in picks)),
         row("Board power, all cards", (f"{format_value(p.tdp_w * p.count)} W" for p in picks)),
-        row("Unit price", (f"${p.price_usd:,.0f} ({p.price_kind}, {p.price_date})" for p in picks)),
-        row("Total price", (f"${p.total_price_usd:,.0f}" for p in picks)),
-        row(f"Lifecycle cost{span}", (f"${p.lifecycle_cost_usd:,.0f}" for p in picks)),
+        row("Unit price", (unit_price(p) for p in picks)),
+        row("Total price", (_money(p.total_price_usd) for p in picks)),
+        row(f"Lifecycle cost{span}", (_money(p.lifecycle_cost_usd) for p in picks)),
+        row("Availability", (availability(p) for p in picks)),
+        row("vGPU editions", (", ".join(p.vgpu_editions) or "none" for p in picks)),
+        row("FP64", (_tflops(p.fp64_tflops) for p in picks)),
     )
 
 
@@ -228,60 +237,49 @@ def speed_rows(picks: Sequence[Pick]) -> tuple[Row, ...]:
     )
 
 
-# -- the memory one job needs ----------------------------------------------------------
+# -- market: price kind and age, availability (CONTRACT §6) ---------------------------
 
 
-class SizingRow(NamedTuple):
-    label: str
-    gib: str
+def _money(value: float | None) -> str:
+    return "on quote" if value is None else f"${value:,.0f}"
 
 
-class SizingView(NamedTuple):
-    """The memory breakdown of a described model, as every format shows it."""
-
-    model: str
-    formula: str
-    rows: tuple[SizingRow, ...]
-    total: str
-    stated: str | None
-    """The stated vram_need_gib (which the decision used), beside the estimate."""
-    assumptions: tuple[str, ...]
+def _tflops(value: float | None) -> str:
+    return "unknown" if value is None else f"{format_value(round(value, 2))} TFLOPS"
 
 
-SIZING_LABELS: dict[str, str] = {
-    "weights_gib": "Weights",
-    "kv_cache_gib": "KV cache",
-    "activations_gib": "Activations",
-    "gradients_gib": "Gradients",
-    "optimizer_gib": "Optimizer states",
-    "overhead_gib": "Overhead (CUDA context, allocator)",
-}
+def unit_price(pick: Pick) -> str:
+    """``$1,599 (launch-msrp, 2022-09-20, 1,533 days old)``, or ``on quote``."""
+    if pick.price_usd is None:
+        return "on quote (quote-needed)"
+    age = f", {price_age(pick.price_age_days)}" if pick.price_age_days is not None else ""
+    return f"${pick.price_usd:,.0f} ({pick.price_kind}, {pick.price_date}{age})"
 
 
-def sizing_view(decision: Decision) -> SizingView | None:
-    """None when the profile stated its memory need without describing a model."""
-    sizing = decision.sizing
-    if not sizing.breakdown:
-        return None
-    rows = tuple(
-        SizingRow(SIZING_LABELS.get(key, key), format_value(round(value, 2)))
-        for key, value in sizing.breakdown.items()
-        if value  # a term the job does not have (gradients when serving) is left out
-    )
-    estimate = sizing.estimate_gib if sizing.estimate_gib is not None else 0.0
-    stated = (
-        format_value(sizing.vram_need_gib)
-        if sizing.source == "stated" and sizing.vram_need_gib is not None
-        else None
-    )
-    return SizingView(
-        model=sizing.model,
-        formula=sizing.formula,
-        rows=rows,
-        total=format_value(round(estimate, 2)),
-        stated=stated,
-        assumptions=sizing.assumptions,
-    )
+def price_age(days: int) -> str:
+    return "today" if days == 0 else f"{format_value(days)} day{'s' if days != 1 else ''} old"
+
+
+def availability(pick: Pick) -> str:
+    when = f" {pick.status_date}" if pick.status_date else ""
+    return f"{pick.status}{when}"
+
+
+class PickFlags(NamedTuple):
+    """What a buyer must know about one pick's market before ordering it."""
+
+    card: str
+    flags: tuple[str, ...]
+
+
+def market_flags(columns: Sequence[Column]) -> tuple[PickFlags, ...]:
+    from gpuadvisor.decision.words import pick_flags
+
+    out = []
+    for column in columns:
+        if column.chosen and (flags := pick_flags(column.pick)):
+            out.append(PickFlags(f"{column.role}: {column.card}", flags))
+    return tuple(out)
 
 
 # -- measured evidence ---------------------------------------------------------------
@@ -348,34 +346,6 @@ def gpu_view(gpu: MeasuredGpu) -> GpuView:
     return GpuView(gpu, " ".join(parts), series_stats(gpu.series), duration)
 
 
-# -- evidence conflicts --------------------------------------------------------------
-
-
-class ConflictCell(NamedTuple):
-    file: str
-    value: str
-
-
-class ConflictRow(NamedTuple):
-    """One value the evidence files disagree on, with what each file said."""
-
-    gpu: str
-    """The GPU's bus id (or UUID, or index), or "host" for a host-wide value."""
-    field: str
-    values: tuple[ConflictCell, ...]
-
-
-def conflict_rows(decision: Decision) -> tuple[ConflictRow, ...]:
-    return tuple(
-        ConflictRow(
-            gpu=c.gpu or "host",
-            field=c.field,
-            values=tuple(ConflictCell(v.file, format_value(v.value)) for v in c.values),
-        )
-        for c in decision.evidence_conflicts
-    )
-
-
 # -- the whole view ------------------------------------------------------------------
 
 
@@ -405,10 +375,14 @@ class ReportView(NamedTuple):
     """Values the evidence files disagree on (the "Conflicting evidence" section)."""
     sizing: SizingView | None = None
     """The memory breakdown, when the profile describes its model."""
+    market: tuple[PickFlags, ...] = ()
+    """Per pick: availability, price kind and age, budget not checked (CONTRACT §6)."""
+    top_cost: str = ""
+    """The summary's sentence on what the first pick costs."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
-    from gpuadvisor.decision.words import describe_flip
+    from gpuadvisor.decision.words import describe_flip, pick_cost_sentence
 
     columns = comparison_columns(decision)
     r = decision.recommendation
@@ -431,4 +405,6 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         short=short,
         conflicts=conflict_rows(decision),
         sizing=sizing_view(decision),
+        market=market_flags(columns),
+        top_cost=pick_cost_sentence(decision.picks[0]) if decision.picks else "",
     )
