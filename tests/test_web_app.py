@@ -396,3 +396,35 @@ def test_serve_with_a_broken_overlay_exits_2_before_listening(
     (tmp_path / "bad.toml").write_text("id = \n", encoding="utf-8")
     result = cli("serve", "--catalog", str(tmp_path))
     assert result.exit_code == 2 and "bad.toml" in result.stderr, result.stderr
+
+
+def test_a_visitor_cannot_make_the_server_open_a_path(
+    walker: Walker, client: httpx.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A profile's hf_config names a file on the machine that reads it. Uploaded to the
+    page, it is left out with a note (never opened), and the walk never asks for one,
+    even for a model only described by its size."""
+    secret = tmp_path / "config.json"
+    secret.write_text('{"num_hidden_layers": 1}')
+    opened: list[Path] = []
+    import gpuadvisor.sizing as sizing
+
+    real = sizing.read_architecture
+
+    def spy(path: Path) -> object:
+        opened.append(path)
+        return real(path)
+
+    monkeypatch.setattr(sizing, "read_architecture", spy)
+    profile = (
+        '[workload]\nkind = "inference"\nobjective = "throughput"\n'
+        f'[workload.model]\nfamily = "llm"\nparams_b = 7.0\nprecision = "bf16"\n'
+        f'task = "inference"\nhf_config = "{secret}"\n'
+    ).encode()
+    page = start_from(walker, "model.toml", profile)
+    assert "hf_config: left out" in page.html
+    done = walker.walk({}, page)
+    assert "workload.model.hf_config" not in walker.asked
+    report = walker.report(done)
+    assert report.status == 200 and not report.alerts, report.html
+    assert str(secret) not in report.html and not opened

@@ -36,7 +36,7 @@ from starlette.routing import Route
 from gpuadvisor.ask import profile_document, starting_answers
 from gpuadvisor.decision.build import Advisor
 from gpuadvisor.decision.model import Decision
-from gpuadvisor.errors import GpuAdvisorError
+from gpuadvisor.errors import GpuAdvisorError, InputError
 from gpuadvisor.evidence import accepted_formats
 from gpuadvisor.inputs.textio import MAX_INPUT_BYTES, load_document
 from gpuadvisor.web import walk as steps
@@ -181,6 +181,9 @@ class Pages:
     def _decision(self, profile: Any, written: str, evidence: list[Path]) -> Decision:
         from gpuadvisor.pipeline import advise_profile
 
+        model = profile.workload.model
+        if model is not None and model.hf_config is not None:  # never reaches here from a walk
+            raise InputError("the web page reads no file named in a profile (hf_config)")
         with self._decide:
             return advise_profile(
                 profile,

@@ -83,6 +83,11 @@ class Walk:
         return self.stated[question.field]
 
 
+#: Answers that name a file on the machine that reads them: never asked on the page, and
+#: dropped from an uploaded profile (a visitor must not make the server open a path).
+SERVER_PATHS: Final = frozenset({"workload.model.hf_config"})
+
+
 def begin(
     stated: Mapping[str, Any] | None = None,
     *,
@@ -90,8 +95,13 @@ def begin(
     start_name: str = "",
     notes: tuple[str, ...] = (),
 ) -> Walk:
-    """A new walk, standing on the first question that applies."""
+    """A new walk, standing on the first question that applies. A starting profile's
+    paths to files (``hf_config``) are left out with a note: the page never opens a
+    path a visitor names."""
     stated = dict(stated or {})
+    for path in SERVER_PATHS & set(stated):
+        del stated[path]
+        notes = (*notes, f"{path}: left out; the web page reads no file named in a profile")
     walk = Walk(
         stated=stated, given=frozenset(stated), review=review, start_name=start_name, notes=notes
     )
@@ -117,7 +127,7 @@ def _advance(walk: Walk, after: int) -> Walk:
             if question.field not in walk.given:
                 stated.pop(question.field, None)
             continue
-        if _skips(walk, question):
+        if _skips(walk, question) or question.field in SERVER_PATHS:
             continue
         return replace(walk, stated=stated, at=index)
     return replace(walk, stated=stated, at=None)
