@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gpuadvisor.engine.expr import Expression, ExpressionError, compile_expression
 from gpuadvisor.engine.factspec import FACTS_BY_NAME, schema_for
+from gpuadvisor.engine.policy import POLICY_FILE, Policy, bundled_policy, read_policy
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.inputs.cache import Document, bundled_documents
 from gpuadvisor.inputs.textio import load_document, locate_field
@@ -159,6 +160,8 @@ class RuleBase:
     rules: tuple[Rule, ...]
     version: str
     sources: tuple[str, ...]
+    #: The numbers the engine's arithmetic uses (``rules/_policy.toml`` and overlays').
+    policy: Policy = field(default_factory=bundled_policy)
 
     def get(self, rule_id: str) -> Rule:
         for rule in self.rules:
@@ -317,6 +320,8 @@ def _rule_files(folder: Path, *, bundled: bool) -> list[tuple[Path, RuleKind | N
     files: list[tuple[Path, RuleKind | None]] = []
     for path in sorted(folder.rglob("*.toml")):
         parts = path.relative_to(folder).parts
+        if parts == (POLICY_FILE,):
+            continue  # the policy numbers, read by load_rules (engine.policy)
         if len(parts) == 2 and parts[0] in _KIND_OF_FOLDER:
             files.append((path, _KIND_OF_FOLDER[parts[0]]))
         elif len(parts) == 1 and not bundled:
@@ -352,12 +357,36 @@ def load_rules(overlays: Sequence[Path] = (), base: Path | None = None) -> RuleB
         for path, kind in _rule_files(folder, bundled=base is None and number == 0):
             rule = load_rule_file(path, read, kind)
             by_id[rule.id] = rule
+    base_policy, policy = _policy(
+        folders[0], documents.read if documents is not None else load_document
+    )
+    if overlays:
+        policy = read_policy(base_policy, tuple(overlays))
     if documents is not None:
         documents.flush()
     _check_aliases(by_id)
     rules = tuple(sorted(by_id.values(), key=lambda r: r.id))
     version = RULES_VERSION + ("+" + "+".join(p.name for p in overlays) if overlays else "")
-    return RuleBase(rules=rules, version=version, sources=tuple(str(f) for f in folders))
+    return RuleBase(
+        rules=rules,
+        version=version,
+        sources=tuple(str(f) for f in folders),
+        policy=policy,
+    )
+
+
+def _policy(
+    folder: Path, read: Callable[[Path], Document]
+) -> tuple[tuple[dict[str, object], str, str], Policy]:
+    """The base folder's policy file (its data, for overlays to merge into) and the
+    policy; a base folder without one (a test's own rules) uses the bundled policy."""
+    path = folder / POLICY_FILE
+    if not path.is_file():
+        path = data_dir("rules") / POLICY_FILE
+        read = load_document
+    data, text = read(path)
+    base = (dict(data), text, str(path))
+    return base, read_policy(base)
 
 
 def _check_aliases(by_id: Mapping[str, Rule]) -> None:
