@@ -18,14 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuadvisor.engine.core import Engine
+from gpuadvisor.engine.costs import lifecycle_cost_usd
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.facts import build_facts, sku_facts
-from gpuadvisor.engine.options import (
-    OPTION_SHAPES,
-    generate_options,
-    lifecycle_cost_usd,
-    rank_options,
-)
+from gpuadvisor.engine.facts import build_facts, derive_facts, sku_facts
+from gpuadvisor.engine.options import OPTION_SHAPES, generate_options
+from gpuadvisor.engine.ranking import rank_options
 from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.inputs.profile import Profile, parse_profile
@@ -48,8 +45,12 @@ CHANGES = st.one_of(
 
 def oracle(
     facts: dict[str, Value], catalog: Catalog, rules: RuleBase
-) -> tuple[str, str, str | None, int]:
-    """(shape, class, first pick's SKU, its count), from first principles."""
+) -> tuple[str, str, str | None, int, int]:
+    """(shape, class, first pick's SKU, cards bought, cards kept), from first principles:
+    the policy's derived facts worked out afresh, every option judged on every card it
+    runs on, pairs ordered by jobs served, then buying nothing, then score."""
+    policy = rules.policy
+    facts = {**facts, **derive_facts(facts, policy, catalog)}
     shape_score = dict.fromkeys(OPTION_SHAPES, 0)
     class_score = dict.fromkeys(CLASSES, 0)
     for rule in rules.rules:
@@ -62,21 +63,23 @@ def oracle(
     active = [r for r in rules.rules if r.require is not None and r.when.holds(facts)]
     alive = [
         option
-        for option in generate_options(catalog.skus, facts)
+        for option in generate_options(catalog.skus, facts, policy)
         if all(
-            rule.require is not None
-            and rule.require.holds((option.facts(), sku_facts(option.sku), facts))
+            rule.require is not None and rule.require.holds((layer, sku_facts(sku), facts))
             for rule in active
+            for layer, sku in option.judged()
         )
     ]
     candidates: list[tuple[tuple[float, ...], str, str, Any]] = []
     for shape in OPTION_SHAPES:
         for gpu_class in CLASSES:
             mine = [o for o in alive if o.shape == shape and o.sku.segment == gpu_class]
-            top = rank_options(mine, facts)[0] if mine else None
+            top = rank_options(mine, facts, policy)[0] if mine else None
             cost = lifecycle_cost_usd(top, facts) if top is not None else float("inf")
             order = (
                 top is None,
+                -(top.jobs_served if top else 0),
+                0 if top is not None and top.count == 0 else 1,
                 -(shape_score[shape] + class_score[gpu_class]),
                 OPTION_SHAPES.index(shape),
                 cost,
@@ -84,7 +87,9 @@ def oracle(
             )
             candidates.append((order, shape, gpu_class, top))
     _, shape, gpu_class, top = min(candidates, key=lambda c: c[0])
-    return (shape, gpu_class, top.sku.id if top else None, top.count if top else 0)
+    if top is None:
+        return (shape, gpu_class, None, 0, 0)
+    return (shape, gpu_class, top.sku.id, top.count, top.kept)
 
 
 @SETTINGS

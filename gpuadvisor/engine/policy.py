@@ -79,6 +79,12 @@ class HeadroomPolicy(_Strict):
     examples: tuple[HeadroomExample, ...] = ()
 
 
+class SharingPolicy(_Strict):
+    why: str = Field(min_length=40)
+    kinds: tuple[str, ...]
+    sources: tuple[str, ...] = Field(min_length=1)
+
+
 class PowerExample(_Strict):
     name: str
     board_w: float = Field(gt=0)
@@ -142,6 +148,7 @@ class Policy(_Strict):
     version: str
     memory: MemoryPolicy
     headroom: HeadroomPolicy
+    sharing: SharingPolicy
     power: PowerPolicy
     data_parallel: DataParallelPolicy
     slots: SlotsPolicy
@@ -182,20 +189,31 @@ class Policy(_Strict):
 
     # -- headroom -------------------------------------------------------------------
 
-    def _kind(self, kind: str) -> KindHeadroom:
+    def _kind(self, kind: str) -> tuple[float, float, bool]:
+        """(min GiB, share, counted against the label) of this kind's headroom."""
         found = self.headroom.kinds.get(kind)
         if found is not None:
-            return found
-        return KindHeadroom(min_gib=self.headroom.min_gib, share=self.headroom.share)
+            return found.min_gib, found.share, found.basis == "label"
+        return self.headroom.min_gib, self.headroom.share, False
 
     def headroom_gib(self, kind: str, need_gib: float) -> float:
         """Memory one job keeps free beyond its need."""
-        rule = self._kind(kind)
-        return max(rule.min_gib, rule.share * need_gib)
+        min_gib, share, _ = self._kind(kind)
+        return max(min_gib, share * need_gib)
+
+    def largest_need_gib(self, kind: str, space_gib: float) -> float:
+        """The largest need whose job, with its headroom, fits ``space_gib``."""
+        min_gib, share, _ = self._kind(kind)
+        need = space_gib / (1 + share)
+        return need if share * need >= min_gib else space_gib - min_gib
+
+    def shares_cards(self, kind: str) -> bool:
+        """Whether several jobs of this kind run side by side on one card."""
+        return kind in self.sharing.kinds
 
     def counts_label(self, kind: str) -> bool:
         """Whether this kind's jobs are counted against the label (vGPU profiles)."""
-        return self._kind(kind).basis == "label"
+        return self._kind(kind)[2]
 
     def jobs_per_card(self, kind: str, need_gib: float, basis_gib: float) -> int:
         """Jobs of ``need_gib`` (each with its headroom) that ``basis_gib`` holds."""

@@ -43,7 +43,7 @@ from gpuadvisor.vocabulary import (
     Shape,
 )
 
-RULES_VERSION = "2026.11.1"
+RULES_VERSION = "2026.12.1"
 
 
 _ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-\d{3}$")
@@ -119,10 +119,13 @@ class Rule:
     id: str = field(init=False)
     #: Decision-wide facts the ``require`` condition reads (not sku.* / option.*).
     require_reads: tuple[str, ...] = field(init=False)
-    #: Whether ``require`` reads an ``option.*`` fact (else it is judged once per SKU).
+    #: Whether ``require`` reads an ``option.*`` fact (else it is judged once per SKU and
+    #: per kept-or-bought, the one option fact such a rule may read).
     require_per_option: bool = field(init=False)
     #: Facts named by ``{placeholders}`` in the rationale and the action.
     placeholders: tuple[str, ...] = field(init=False)
+    #: The option.* and sku.* facts ``require`` reads (what it sees of one option).
+    require_local_names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", self.data.id)
@@ -130,10 +133,18 @@ class Rule:
         if self.require is not None:
             reads = tuple(n for n in self.require.names if FACTS_BY_NAME[n].scope == "global")
         object.__setattr__(self, "require_reads", reads)
+        # A require that reads of the option only whether the card judged is kept is
+        # judged once per card model and that flag, not once per option.
         per_option = self.require is not None and any(
-            n.startswith("option.") for n in self.require.names
+            n.startswith("option.") and n != CARD_IS_KEPT for n in self.require.names
         )
         object.__setattr__(self, "require_per_option", per_option)
+        local = () if self.require is None else self.require.names
+        object.__setattr__(
+            self,
+            "require_local_names",
+            tuple(n for n in local if n.startswith(("option.", "sku."))),
+        )
         texts = self.data.rationale + self.data.action
         object.__setattr__(self, "placeholders", tuple(dict.fromkeys(PLACEHOLDER.findall(texts))))
 
@@ -180,6 +191,9 @@ class RuleBase:
     def preferences(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if not r.is_constraint)
 
+
+#: The one option fact a card-level constraint may read (see :attr:`Rule.require_per_option`).
+CARD_IS_KEPT = "option.card_is_kept"
 
 #: Layers a ``require`` condition reads: (option facts, SKU facts, decision facts).
 OPTION_LAYER, SKU_LAYER, DECISION_LAYER = 0, 1, 2

@@ -28,6 +28,7 @@ SHAPE_LABELS: dict[str, str] = {
     "single-larger-gpu": "one larger GPU",
     "two-independent-jobs": "several GPUs, independent jobs",
     "multi-gpu-model-parallel": "several GPUs, model split",
+    "multi-gpu-data-parallel": "several GPUs, one data-parallel job",
 }
 
 
@@ -35,6 +36,7 @@ SHAPE_SHORT: dict[str, str] = {
     "single-larger-gpu": "one larger GPU",
     "two-independent-jobs": "independent jobs",
     "multi-gpu-model-parallel": "model split",
+    "multi-gpu-data-parallel": "data-parallel job",
 }
 
 
@@ -141,7 +143,12 @@ class Column(NamedTuple):
 
     @property
     def card(self) -> str:
-        return f"{self.pick.count} × {self.pick.name}"
+        pick = self.pick
+        if pick.kept_count and not pick.count:
+            return f"keep {pick.kept_count} × {pick.kept_name}"
+        if pick.kept_count:
+            return f"{pick.count} × {pick.name} + {pick.kept_count} kept"
+        return f"{pick.count} × {pick.name}"
 
     @property
     def job_memory_gib(self) -> float:
@@ -187,7 +194,6 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
     return (
         row("Kind", (c.option for c in columns)),
         row("Memory per card", (f"{format_value(p.vram_gib)} GiB" for p in picks)),
-        row("Memory for one job", (f"{format_value(c.job_memory_gib)} GiB" for c in columns)),
         row("Bandwidth per card", (f"{format_value(p.memory_bandwidth_gbs)} GB/s" for p in picks)),
         row("ECC", (_yes(p.ecc) for p in picks)),
         row("Frame lock", (_yes(p.frame_lock) for p in picks)),
@@ -199,6 +205,101 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("Total price", (f"${p.total_price_usd:,.0f}" for p in picks)),
         row(f"Lifecycle cost{span}", (f"${p.lifecycle_cost_usd:,.0f}" for p in picks)),
     )
+
+
+def fit_rows(columns: Sequence[Column], need_gib: float | None) -> tuple[Row, ...]:
+    """Capacity and physical fit of each compared purchase (CONTRACT §6)."""
+    picks = [c.pick for c in columns]
+
+    def usable(p: Pick) -> str:
+        if p.usable_vram_gib is None:
+            return "–"
+        need = f" / {format_value(need_gib)}" if need_gib is not None else ""
+        return f"{format_value(round(p.usable_vram_gib, 2))}{need} GiB"
+
+    def limit(p: Pick) -> str:
+        if p.power_limit_w is None:
+            return "none needed"
+        return f"{format_value(p.power_limit_w)} W (about {format_value(p.speed_cost_pct)}% slower)"
+
+    rows = [
+        Row("Jobs served", tuple(f"{p.jobs_served} of {p.jobs_wanted}" for p in picks)),
+        Row("Usable / needed per job", tuple(usable(p) for p in picks)),
+        Row(
+            "Headroom per job",
+            tuple(
+                "–" if p.headroom_gib is None else f"{format_value(round(p.headroom_gib, 2))} GiB"
+                for p in picks
+            ),
+        ),
+        Row(
+            "Cards in the host",
+            tuple(
+                f"{p.cards_total}" + (f" ({p.kept_count} kept)" if p.kept_count else "")
+                for p in picks
+            ),
+        ),
+        Row(
+            "Slots, all cards",
+            tuple("–" if p.slots_total is None else format_value(p.slots_total) for p in picks),
+        ),
+    ]
+    if any(p.power_limit_w is not None for p in picks):
+        rows.append(Row("Power limit per card", tuple(limit(p) for p in picks)))
+    return tuple(rows)
+
+
+def purchase_lines(decision: Decision) -> tuple[str, ...]:
+    """The purchase's capacity, memory, fit, the cards already in the host and the
+    cheapest option that would do, one line each (every format shows them)."""
+    r = decision.recommendation
+    top = decision.picks[0] if decision.picks else None
+    lines = []
+    if r.capacity is not None:
+        lines.append(f"Capacity: {r.capacity.summary}")
+    if top is not None and top.usable_vram_gib is not None and top.memory_basis != "usable":
+        lines.append(
+            f"Memory: a {format_value(round(top.usable_vram_gib, 2))} GiB vGPU profile per "
+            f"user for a need of {format_value(decision.vram_need_gib)} GiB (vGPU profiles "
+            f"divide the board's {format_value(top.vram_gib)} GiB frame buffer)."
+        )
+    elif top is not None and top.usable_vram_gib is not None and top.headroom_gib is not None:
+        need = format_value(decision.vram_need_gib)
+        lines.append(
+            f"Memory: {format_value(round(top.usable_vram_gib, 2))} GiB usable per job for a "
+            f"need of {need} GiB ({format_value(round(top.headroom_gib, 2))} GiB headroom)."
+        )
+    if top is not None and top.slots_total is not None and top.board_power_w is not None:
+        cards = top.cards_total
+        lines.append(
+            f"Fit: {cards} card{'s' if cards != 1 else ''} in the host "
+            f"{'takes' if cards == 1 else 'take'} "
+            f"{format_value(top.slots_total)} slot positions and "
+            f"{format_value(top.board_power_w)} W of board power."
+        )
+    if top is not None and top.power_limit_w is not None:
+        lines.append(
+            f"Power limit: set each card to {format_value(top.power_limit_w)} W "
+            f"(nvidia-smi -pl {format_value(top.power_limit_w)}); expect it about "
+            f"{format_value(top.speed_cost_pct)}% slower."
+        )
+    if r.existing:
+        held = "; ".join(
+            f"{e.count} × {e.name}, {'kept' if e.kept else 'not kept'}" for e in r.existing
+        )
+        lines.append(f"In the host now ({r.action}): {held}.")
+    if decision.enough is not None:
+        lines.append(decision.enough.text)
+    return tuple(lines)
+
+
+def buy_text(decision: Decision) -> str:
+    top = decision.picks[0] if decision.picks else None
+    if top is None:
+        return "nothing fits"
+    if top.count == 0:
+        return "nothing (keep the cards in the host)"
+    return f"{top.count} × {top.name}"
 
 
 # -- measured evidence ---------------------------------------------------------------
@@ -284,6 +385,10 @@ class ReportView(NamedTuple):
     gpus: tuple[GpuView, ...]
     runbook: tuple[RunbookEntry, ...]
     chosen_option: str
+    purchase: tuple[str, ...] = ()
+    """Capacity, memory, fit, the cards in the host, the cheapest option (CONTRACT §6)."""
+    buy: str = ""
+    """What is bought, in a few words."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
@@ -299,9 +404,12 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         requirements=tuple(f for f in decision.findings if f.kind == "constraint"),
         excluded=tuple(a for a in decision.alternatives if a.best is None),
         columns=columns,
-        rows=comparison_rows(columns, decision.lifecycle_years),
+        rows=comparison_rows(columns, decision.lifecycle_years)
+        + fit_rows(columns, decision.vram_need_gib),
         flips=tuple(describe_flip(s) for s in decision.sensitivity),
         gpus=tuple(gpu_view(g) for g in decision.gpus),
         runbook=select_runbook(runbook, decision),
         chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
+        purchase=purchase_lines(decision),
+        buy=buy_text(decision),
     )
