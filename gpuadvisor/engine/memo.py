@@ -20,6 +20,7 @@ from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import (
     OptionMaker,
     Plan,
+    block_key,
     kept_model,
     kept_options,
     option_plan,
@@ -117,7 +118,7 @@ class ConstraintMemo:
         kept_sku = kept_model(skus, plan)
         blocks = []
         for sku, row in zip(skus, plan[1], strict=True):
-            key: tuple[object, ...] = (sku.id, row, params)
+            key = block_key(sku, row, plan)
             block = self._blocks.get(key)
             if block is None:
                 block = self._blocks[key] = Block(sku_options(sku, row, plan, kept_sku, self._made))
@@ -146,15 +147,21 @@ class ConstraintMemo:
         for block, offset in options.blocks:
             local = block.verdicts.get(key)
             if local is None:
-                local = block.verdicts[key] = self._judge_block(rule, facts, block, table)
+                local = block.verdicts[key] = self._judge_block(rule, facts, block, table, key)
                 self._size += 1
-            mask |= local << offset
+            if local:
+                mask |= local << offset
         options.masks[key] = mask
         self._size += 1
         return mask
 
     def _judge_block(
-        self, rule: Rule, facts: Mapping[str, Value], block: Block, table: dict[object, bool]
+        self,
+        rule: Rule,
+        facts: Mapping[str, Value],
+        block: Block,
+        table: dict[object, bool],
+        key: tuple[object, ...],
     ) -> int:
         """The options of ``block`` the rule does not accept. Options (or, for a rule
         that reads no option fact, cards) that show it the same values are judged once:
@@ -163,22 +170,25 @@ class ConstraintMemo:
         assert require is not None
         local = 0
         if rule.require_per_option:
-            key = (rule.id, require.source, *(facts.get(n) for n in rule.require_reads))
-            for index, option in enumerate(block.options):
+            names = rule.require_local_names
+            bit = 1
+            for option in block.options:
+                signature = option.signatures.get(names) or self._signature(rule, option)
                 # An option shared by several blocks is judged once per key.
-                ok = option.verdicts.get(key)
+                verdicts = option.verdicts
+                ok = verdicts.get(key)
                 if ok is None:
-                    signature = self._signature(rule, option)
                     ok = table.get(signature)
                     if ok is None:
                         ok = table[signature] = all(
                             require.holds((layer, self.sku_facts[sku.id], facts))
                             for layer, sku in option.judged()
                         )
-                    option.verdicts[key] = ok
+                    verdicts[key] = ok
                     self._size += 1
                 if not ok:
-                    local |= 1 << index
+                    local |= bit
+                bit <<= 1
         else:
             for card, bits in block.card_bits.items():
                 ok = table.get(card)

@@ -172,7 +172,7 @@ def sku_options(
     # ranking prefers the fewest), so the options do not depend on the need; a team that
     # cannot run one gets the smallest, for TEAM-001 to name.
     for split in range(2, max(2, min(count_max, MAX_SPLIT) if split_ready else 2) + 1):
-        replicas = max(1, min(jobs, count_max // split))
+        replicas = max(1, min(jobs, count_max // split)) if split_ready else 1
         options.append(
             make(
                 "multi-gpu-model-parallel",
@@ -199,6 +199,27 @@ def sku_options(
     if kept_sku is not None:
         options += _added(sku, fit_row, plan, kept_sku, make)
     return options
+
+
+def block_key(sku: Sku, fit_row: tuple[int, float, float], plan: Plan) -> tuple[object, ...]:
+    """Everything :func:`sku_options` reads for this SKU, reduced to what changes its
+    options: plans that differ elsewhere (a larger chassis, more jobs than cards) share
+    the block. ``tests/test_engine_oracle.py`` holds equal keys to equal options."""
+    jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
+    per_card = fit_row[0]
+    if per_card == 1:
+        spread: tuple[object, ...] = (min(count_max, jobs),)
+    else:
+        spread = (jobs, min(count_max, math.ceil(jobs / per_card)))
+    return (
+        sku.id,
+        fit_row,
+        bool(existing),
+        spread,
+        (count_max, jobs) if split_ready else None,
+        (count_max, jobs, per_job_cards, sharded) if data_parallel else None,
+        (existing, count_max, jobs) if len(existing) == 3 else None,
+    )
 
 
 def _added(
