@@ -63,7 +63,12 @@ def _summary(name: str) -> dict[str, object]:
 
 def test_there_are_at_least_twelve_worked_examples() -> None:
     assert len(EXAMPLES) >= 12
-    for name in ("thermal-throttled-workstation", "input-bound-host"):
+    for name in (
+        "thermal-throttled-workstation",
+        "input-bound-host",
+        "second-rtx-4090",
+        "add-two-rtx-a5000",
+    ):
         assert evidence_for(name), f"{name} ships its captures"
 
 
