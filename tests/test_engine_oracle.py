@@ -145,3 +145,62 @@ def test_bundled_examples_and_their_changes_agree_with_the_oracle(example: Path)
         expected = oracle(facts, catalog, RULES)
         assert engine.outcome(facts).key() == expected, (name, value)
         assert engine.run(facts).outcome() == expected, (name, value)
+
+
+#: Cards already in the host: how many, and which model (one the catalog does not know
+#: included), as the evidence's host facts give them.
+_HOST_CARDS = st.one_of(
+    st.none(),
+    st.tuples(
+        st.integers(min_value=1, max_value=6),
+        st.sampled_from(
+            [
+                "NVIDIA GeForce RTX 4090",
+                "NVIDIA RTX A5000",
+                "NVIDIA L40S",
+                "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+                "NVIDIA TITAN V",
+            ]
+        ),
+    ),
+)
+_EXTRA = st.fixed_dictionaries(
+    {
+        "workload.gpus_per_job": st.sampled_from([1, 2, 4]),
+        "workload.sharded_data_parallel": st.booleans(),
+        "platform.gpu_slots_total": st.sampled_from([0, 4, 8]),
+        "platform.circuit_w": st.sampled_from([0.0, 1800.0]),
+        "platform.power_limit_ok": st.booleans(),
+    }
+)
+
+
+@SETTINGS
+@given(profiles, _HOST_CARDS, _EXTRA, st.lists(CHANGES, min_size=1, max_size=4))
+def test_the_engine_agrees_with_the_oracle_beside_the_cards_in_the_host(
+    data: dict[str, Any],
+    cards: tuple[int, str] | None,
+    extra: dict[str, Value],
+    changes: list[tuple[str, Any]],
+) -> None:
+    """Keep and add options (and the physical sums over kept and bought cards) held to
+    the memo-free oracle, on the bundled catalog."""
+    catalog, engine = CATALOGS["bundled"], ENGINES["bundled"]
+    host: dict[str, Value] | None = None
+    if cards is not None:
+        host = {
+            "host.evidence_present": True,
+            "host.gpu_count": cards[0],
+            "host.gpu_model": cards[1],
+            "host.gpu_models_distinct": 1,
+            "host.gpu_memory_total_min_mib": 24564.0,
+            "host.gpu_memory_reserved_max_mib": 450.0,
+        }
+    profile = Profile.model_validate(data)
+    facts = {**build_facts(profile, catalog, host).values, **extra}
+    for name, value in [(None, None), *changes]:
+        if name is not None:
+            facts[name] = value
+        expected = oracle(facts, catalog, RULES)
+        assert engine.outcome(facts).key() == expected, (name, value)
+        assert engine.run(facts).outcome() == expected, (name, value)
