@@ -94,6 +94,22 @@ Airflow = Literal["open", "front-to-back", "restricted"]
 AIRFLOWS: tuple[Airflow, ...] = get_args(Airflow)
 Experience = Literal["none", "some", "expert"]
 
+# -- the model a profile describes ([workload.model], CONTRACT §6) ----------------------
+
+ModelFamily = Literal["llm", "diffusion", "vision", "other"]
+MODEL_FAMILIES: tuple[ModelFamily, ...] = get_args(ModelFamily)
+#: Number formats of weights (and of the KV cache), widest first.
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+PRECISIONS: tuple[Precision, ...] = get_args(Precision)
+ModelTask = Literal["inference", "full-finetune", "lora", "qlora", "pretrain"]
+MODEL_TASKS: tuple[ModelTask, ...] = get_args(ModelTask)
+#: Tasks that train every weight (gradients and optimizer states for all of them).
+FULL_TRAINING_TASKS: tuple[ModelTask, ...] = ("full-finetune", "pretrain")
+#: Tasks that train adapters beside a frozen base model.
+ADAPTER_TASKS: tuple[ModelTask, ...] = ("lora", "qlora")
+#: How ``vram_need_gib`` came about: stated in the profile, or derived from the model.
+SizingSource = Literal["stated", "derived"]
+
 # -- the catalog ----------------------------------------------------------------------
 
 Cooling = Literal["blower", "open-air", "passive"]
@@ -113,6 +129,11 @@ SKU_STATUSES: tuple[SkuStatus, ...] = get_args(SkuStatus)
 #: (professional graphics), Virtual Compute Server (compute).
 VgpuEdition = Literal["vpc", "vws", "vcs"]
 VGPU_EDITIONS: tuple[VgpuEdition, ...] = get_args(VgpuEdition)
+
+#: The vGPU edition a profile asks for (``requirements.vgpu_edition``): ``none`` leaves it
+#: to the kind of work (see :func:`gpuadvisor.engine.facts.vgpu_edition_needed`).
+VgpuEditionNeed = Literal["none", "vpc", "vws", "vcs"]
+VGPU_EDITION_NEEDS: tuple[VgpuEditionNeed, ...] = get_args(VgpuEditionNeed)
 
 # -- how values read ------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
+import os
 import sys
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
@@ -21,6 +23,16 @@ REPO = TESTS.parent
 SHARED = REPO.parent / "shared"
 REAL_FIXTURES = SHARED / "fixtures" / "real"
 
+#: Every decision made under test is dated 2026-12-01 (``provenance.generated_at``), so
+#: golden reports do not change with the day they are made. Tests of the date itself
+#: change or remove the variable with ``monkeypatch``.
+TEST_SOURCE_DATE_EPOCH = "1796083200"
+TEST_DATE = "2026-12-01"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ["SOURCE_DATE_EPOCH"] = TEST_SOURCE_DATE_EPOCH
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -28,6 +40,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite golden files from the current output (review the diff!)",
     )
+
+
+#: The decision date every test decision is made on (prices' ages count to it): the day
+#: TEST_SOURCE_DATE_EPOCH names.
+DECISION_DATE = dt.date(2026, 12, 1)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,18 @@ HERE = Path(__file__).resolve()
 FIXTURES = HERE.parent / "fixtures" / "evidence"
 
 
+def fixture_files() -> list[Path]:
+    """The captures under tests/fixtures/evidence (its SOURCES.md is not one)."""
+    return sorted(p for p in FIXTURES.iterdir() if p.is_file() and p.suffix != ".md")
+
+
+def fixture_text(path: Path) -> str:
+    """A capture's text as the loader decodes it (one is UTF-16, as PowerShell writes)."""
+    from gpuadvisor.inputs.textio import decode_capture
+
+    return decode_capture(path.read_bytes(), path.name)
+
+
 def real_fixtures_dir() -> Path | None:
     """``../shared/fixtures/real`` beside the repository root (parents[2]); a worktree
     nested one level deeper finds the same folder further up."""

@@ -85,8 +85,21 @@ MINIMAL = {"workload.kind": "training", "workload.objective": "throughput"}
 # -- the questions as data ----------------------------------------------------------
 
 
+def _leaf_fields() -> list[str]:
+    """Every field path of a profile, the keys of nested tables ([workload.model]) included."""
+    fields = []
+    for section, model in SECTIONS.items():
+        for name in model.model_fields:
+            table = ask.fields.nested_model(f"{section}.{name}")
+            if table is None:
+                fields.append(f"{section}.{name}")
+            else:
+                fields += [f"{section}.{name}.{key}" for key in table.model_fields]
+    return fields
+
+
 def test_every_profile_field_has_exactly_one_question() -> None:
-    fields = [f"{s}.{n}" for s, model in SECTIONS.items() for n in model.model_fields]
+    fields = _leaf_fields()
     asked = [q.field for q in QUESTIONS]
     assert sorted(asked) == sorted(fields)
     assert len(set(asked)) == len(asked)
@@ -94,7 +107,7 @@ def test_every_profile_field_has_exactly_one_question() -> None:
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.field)
 def test_choice_labels_name_exactly_the_fields_literal_values(question: Question) -> None:
-    annotation = ask.field_info(question.field).annotation
+    annotation = ask.fields.base_type(ask.field_info(question.field).annotation)
     values = [str(v) for v in get_args(annotation)] if get_origin(annotation) else []
     if question.choices:
         assert [value for value, _ in question.choices] == values
@@ -246,7 +259,7 @@ def test_answers_accept_choice_numbers_units_and_thousands_separators() -> None:
         {
             "workload.kind": "2",  # inference
             "workload.objective": "Latency",
-            "workload.vram_need_gib": "40 GB",
+            "workload.vram_need_gib": "40 GiB",
             "workload.latency_slo_ms": "2,000 ms",
             "budget.max_usd": "$25,000",
             "requirements.lifecycle_years": "5 years",
@@ -406,11 +419,13 @@ def test_profile_text_round_trips_any_free_text_and_numbers(
 def test_written_profile_comments_every_field() -> None:
     flow = run_flow({**MINIMAL, "workload.vram_need_gib": "8"})
     text = profile_document(flow.profile)
-    for section, model in SECTIONS.items():
+    for section in SECTIONS:
         assert f"[{section}]" in text
-        for name in model.model_fields:
-            line = next(ln for ln in text.splitlines() if ln.lstrip("# ").startswith(f"{name} ="))
-            assert "  # " in line, line
+    assert "# [workload.model]  # Optional." in text  # no model described: commented out
+    for path in _leaf_fields():
+        name = path.rsplit(".", 1)[1]
+        line = next(ln for ln in text.splitlines() if ln.lstrip("# ").startswith(f"{name} ="))
+        assert "  # " in line, line
 
 
 # -- the command, end to end through the CLI runner --------------------------------------
@@ -622,7 +637,7 @@ def test_ask_advise_without_output_prints_the_report_and_says_answers_are_not_sa
     result = cli("ask", "--advise", stdin=lines(TRAINING_ANSWERS))
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("# GPU purchase recommendation")
-    assert "add -o FILE to keep them" in result.stderr
+    assert "add --profile-out FILE (or -o FILE.toml) to keep them" in result.stderr
 
 
 def test_ask_format_without_advise_is_refused(cli: Cli) -> None:

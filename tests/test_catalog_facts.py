@@ -25,7 +25,11 @@ CATALOG = Path(__file__).resolve().parent.parent / "catalog"
 # ---------------------------------------------------------------- pinned facts
 EXPECTED_IDS = frozenset(
     {
+        "a10",
         "a100-80gb-pcie",
+        "a16",
+        "a2",
+        "a30",
         "a40",
         "geforce-rtx-3060",
         "geforce-rtx-3080",
@@ -37,6 +41,8 @@ EXPECTED_IDS = frozenset(
         "geforce-rtx-4080",
         "geforce-rtx-4080-super",
         "geforce-rtx-4090",
+        "geforce-rtx-5050",
+        "geforce-rtx-5060",
         "geforce-rtx-5060-ti-16gb",
         "geforce-rtx-5070",
         "geforce-rtx-5070-ti",
@@ -55,13 +61,17 @@ EXPECTED_IDS = frozenset(
         "rtx-5000-ada",
         "rtx-6000-ada",
         "rtx-a2000-12gb",
+        "rtx-a4000",
         "rtx-a4500",
         "rtx-a5000",
         "rtx-a5500",
         "rtx-a6000",
+        "rtx-pro-2000-blackwell",
         "rtx-pro-4000-blackwell",
+        "rtx-pro-4000-blackwell-sff",
         "rtx-pro-4500-blackwell",
         "rtx-pro-5000-blackwell",
+        "rtx-pro-5000-blackwell-72gb",
         "rtx-pro-6000-blackwell-max-q",
         "rtx-pro-6000-blackwell-server",
         "rtx-pro-6000-blackwell-workstation",
@@ -70,7 +80,11 @@ EXPECTED_IDS = frozenset(
 
 ECC_TRUE = frozenset(
     {
+        "a10",
         "a100-80gb-pcie",
+        "a16",
+        "a2",
+        "a30",
         "a40",
         "geforce-rtx-3090-ti",
         "geforce-rtx-4090",
@@ -87,13 +101,17 @@ ECC_TRUE = frozenset(
         "rtx-5000-ada",
         "rtx-6000-ada",
         "rtx-a2000-12gb",
+        "rtx-a4000",
         "rtx-a4500",
         "rtx-a5000",
         "rtx-a5500",
         "rtx-a6000",
+        "rtx-pro-2000-blackwell",
         "rtx-pro-4000-blackwell",
+        "rtx-pro-4000-blackwell-sff",
         "rtx-pro-4500-blackwell",
         "rtx-pro-5000-blackwell",
+        "rtx-pro-5000-blackwell-72gb",
         "rtx-pro-6000-blackwell-max-q",
         "rtx-pro-6000-blackwell-server",
         "rtx-pro-6000-blackwell-workstation",
@@ -107,6 +125,7 @@ FRAME_LOCK_TRUE = frozenset(
         "rtx-4500-ada",
         "rtx-5000-ada",
         "rtx-6000-ada",
+        "rtx-a4000",
         "rtx-a4500",
         "rtx-a5000",
         "rtx-a5500",
@@ -114,6 +133,7 @@ FRAME_LOCK_TRUE = frozenset(
         "rtx-pro-4000-blackwell",
         "rtx-pro-4500-blackwell",
         "rtx-pro-5000-blackwell",
+        "rtx-pro-5000-blackwell-72gb",
         "rtx-pro-6000-blackwell-max-q",
         "rtx-pro-6000-blackwell-workstation",
     }
@@ -121,7 +141,11 @@ FRAME_LOCK_TRUE = frozenset(
 
 VGPU_TRUE = frozenset(
     {
+        "a10",
         "a100-80gb-pcie",
+        "a16",
+        "a2",
+        "a30",
         "a40",
         "h100-nvl",
         "h100-pcie",
@@ -141,11 +165,13 @@ VGPU_TRUE = frozenset(
 MIG_TRUE = frozenset(
     {
         "a100-80gb-pcie",
+        "a30",
         "h100-nvl",
         "h100-pcie",
         "h200-nvl",
         "rtx-pro-4500-blackwell",
         "rtx-pro-5000-blackwell",
+        "rtx-pro-5000-blackwell-72gb",
         "rtx-pro-6000-blackwell-max-q",
         "rtx-pro-6000-blackwell-server",
         "rtx-pro-6000-blackwell-workstation",
@@ -155,6 +181,7 @@ MIG_TRUE = frozenset(
 NVLINK_TRUE = frozenset(
     {
         "a100-80gb-pcie",
+        "a30",
         "a40",
         "geforce-rtx-3090",
         "geforce-rtx-3090-ti",
@@ -170,7 +197,11 @@ NVLINK_TRUE = frozenset(
 
 COOLING_PASSIVE = frozenset(
     {
+        "a10",
         "a100-80gb-pcie",
+        "a16",
+        "a2",
+        "a30",
         "a40",
         "h100-nvl",
         "h100-pcie",
@@ -191,13 +222,17 @@ COOLING_BLOWER = frozenset(
         "rtx-5000-ada",
         "rtx-6000-ada",
         "rtx-a2000-12gb",
+        "rtx-a4000",
         "rtx-a4500",
         "rtx-a5000",
         "rtx-a5500",
         "rtx-a6000",
+        "rtx-pro-2000-blackwell",
         "rtx-pro-4000-blackwell",
+        "rtx-pro-4000-blackwell-sff",
         "rtx-pro-4500-blackwell",
         "rtx-pro-5000-blackwell",
+        "rtx-pro-5000-blackwell-72gb",
         "rtx-pro-6000-blackwell-max-q",
     }
 )
@@ -229,7 +264,7 @@ FLOAT_KEYS = (
     "slot_width",
     "fp32_tflops",
     "fp16_tensor_tflops",
-    "price_usd",
+    "fp64_tflops",
 )
 INT_KEYS = ("pcie_gen", "pcie_lanes", "display_outputs", "launch_year")
 BOOL_KEYS = ("ecc", "nvlink", "frame_lock", "vgpu", "mig")
@@ -241,12 +276,28 @@ STR_KEYS = (
     "architecture",
     "memory_type",
     "cooling",
-    "price_date",
     "price_kind",
-    "price_source",
 )
-REQUIRED_KEYS = frozenset(FLOAT_KEYS + INT_KEYS + BOOL_KEYS + STR_KEYS + ("sources", "cite"))
-OPTIONAL_KEYS = frozenset({"lifecycle_note", "disputes", "usable_vram_mib"})
+#: A SKU without a price is quote-needed (CONTRACT §6): then it has none of these.
+PRICE_KEYS = ("price_usd", "price_date", "price_source")
+REQUIRED_KEYS = frozenset(
+    FLOAT_KEYS + INT_KEYS + BOOL_KEYS + STR_KEYS + ("sources", "cite", "vgpu_editions")
+)
+OPTIONAL_KEYS = frozenset(
+    {
+        "lifecycle_note",
+        "disputes",
+        *PRICE_KEYS,
+        "status",
+        "status_date",
+        "status_source",
+        "nvenc",
+        "vgpu_editions_unverified",
+        "certified_for",
+        "weak_sources",
+        "usable_vram_mib",
+    }
+)
 #: Optional values that, where present, cite their source like the decision fields.
 OPTIONAL_CITED = frozenset({"usable_vram_mib"})
 CITE_KEYS = frozenset(
@@ -267,9 +318,12 @@ CITE_KEYS = frozenset(
         "display_outputs",
     }
 )
+#: The CONTRACT §6 fields an entry cites when it states them.
+MARKET_CITE_KEYS = frozenset({"status", "vgpu_editions", "fp64_tflops", "nvenc", "price_usd"})
 SEGMENTS = frozenset({"consumer", "professional", "datacenter"})
 COOLINGS = frozenset({"blower", "open-air", "passive"})
-PRICE_KINDS = frozenset({"launch-msrp", "list", "reseller", "estimate"})
+PRICE_KINDS = frozenset({"launch-msrp", "list", "street", "estimate", "quote-needed"})
+STATUSES = frozenset({"current", "discontinued", "eol"})
 SLOT_WIDTHS = frozenset({1.0, 2.0, 2.5, 3.0, 3.5, 4.0})
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 URL_RE = re.compile(r"^https?://\S+$")
@@ -360,8 +414,17 @@ def test_enums_and_ranges(stem: str) -> None:
     assert 1.0 <= e["fp32_tflops"] <= 200.0
     # Dense FP16 tensor throughput is never below plain FP32 on these architectures.
     assert e["fp16_tensor_tflops"] >= e["fp32_tflops"], stem
-    assert 100.0 <= e["price_usd"] <= 100000.0
-    dt.date.fromisoformat(e["price_date"])
+    if e["price_kind"] == "quote-needed":
+        assert not set(PRICE_KEYS) & e.keys(), f"{stem}: quote-needed SKU states a price"
+    else:
+        assert set(PRICE_KEYS) <= e.keys(), f"{stem}: a priced SKU needs {PRICE_KEYS}"
+        assert type(e["price_usd"]) is float
+        assert 100.0 <= e["price_usd"] <= 100000.0
+        assert type(e["price_source"]) is str
+        dt.date.fromisoformat(e["price_date"])
+    assert e.get("status", "current") in STATUSES
+    assert set(e["vgpu_editions"]) <= {"vpc", "vws", "vcs"}
+    assert 0 < e["fp64_tflops"] <= e["fp32_tflops"], stem
 
 
 # ---------------------------------------------------------------- citations
@@ -370,13 +433,20 @@ def test_every_decision_field_is_cited_from_sources(stem: str) -> None:
     e = ENTRIES[stem]
     cite = e["cite"]
     assert isinstance(cite, dict)
-    wanted = CITE_KEYS | (OPTIONAL_CITED & e.keys())
-    assert set(cite) == wanted, f"{stem}: cite keys differ: {sorted(set(cite) ^ wanted)}"
+    # A decision field no page states stays only when weak_sources says so.
+    weak = set(e.get("weak_sources", {}))
+    missing = CITE_KEYS - set(cite) - weak
+    assert not missing, f"{stem}: decision fields without a cite: {sorted(missing)}"
+    allowed = CITE_KEYS | MARKET_CITE_KEYS | (OPTIONAL_CITED & e.keys())
+    assert set(cite) <= allowed, sorted(set(cite) - allowed)
+    for name in OPTIONAL_CITED & e.keys():
+        assert name in cite, f"{stem}: {name} cites no source"
     sources = set(e["sources"])
     for field, url in cite.items():
         assert url in sources, f"{stem}: cite.{field} = {url!r} is not listed in sources"
-    assert e["price_source"] in sources, f"{stem}: price_source is not listed in sources"
-    assert URL_RE.match(e["price_source"])
+    if "price_source" in e:
+        assert e["price_source"] in sources, f"{stem}: price_source is not listed in sources"
+        assert URL_RE.match(e["price_source"])
 
 
 @pytest.mark.parametrize("stem", sorted(ENTRIES))
@@ -434,7 +504,8 @@ def test_geforce_never_claims_pro_or_datacenter_features() -> None:
             assert e["vgpu"] is False, stem
             assert e["mig"] is False, stem
             assert e["cooling"] == "open-air", stem
-            assert e["price_kind"] == "launch-msrp", stem
+            assert e["price_kind"] in ("launch-msrp", "street"), stem
+            assert e["vgpu_editions"] == [], stem
 
 
 def test_mig_implies_ecc_and_datacenter_is_passive() -> None:

@@ -13,14 +13,8 @@ from typing import Any
 
 import pytest
 
-from gpuadvisor.inputs.catalog import (
-    CITE_DENYLIST,
-    CITED_FIELDS,
-    Catalog,
-    denied_domain,
-    lint_catalog,
-    load_catalog,
-)
+from gpuadvisor.inputs.catalog import CITED_FIELDS, Catalog, load_catalog
+from gpuadvisor.inputs.catalog_lint import CITE_DENYLIST, denied_domain, lint_catalog
 
 TODAY = dt.date(2026, 11, 30)
 GOOD = "https://www.nvidia.com/en-us/data-center/example/"
@@ -68,9 +62,14 @@ def write_sku(folder: Path, sku_id: str, **overrides: Any) -> Path:
         "fp16_tensor_tflops": 364.2,
         "launch_year": 2022,
         "price_usd": 6800.0,
-        "price_date": "2022-12-03",
-        "price_kind": "launch-msrp",
+        "price_date": "2026-06-01",
+        "price_kind": "list",
         "price_source": GOOD,
+        "status": "current",
+        "status_date": "2026-06",
+        "status_source": GOOD,
+        "vgpu_editions": ["vws"],
+        "fp64_tflops": 1.4,
     }
     data.update(overrides)
     sources = list(dict.fromkeys([cite_url, data["price_source"], *extra]))
@@ -79,6 +78,11 @@ def write_sku(folder: Path, sku_id: str, **overrides: Any) -> Path:
     lines.append("")
     lines.append("[cite]")
     lines += [f"{name} = {_toml_value(cite_url)}" for name in CITED_FIELDS]
+    for name in ("vgpu_editions", "fp64_tflops"):
+        if data.get(name):
+            lines.append(f"{name} = {_toml_value(cite_url)}")
+    if data.get("status"):
+        lines.append(f"status = {_toml_value(cite_url)}")
     if disputes:
         lines.append("")
         lines.append("[disputes]")
@@ -268,3 +272,81 @@ def test_unit_bounds_are_inclusive(tmp_path: Path, field: str, value: float) -> 
 
 def test_the_bundled_catalog_lints_clean() -> None:
     assert lint_catalog(load_catalog()) == []
+
+
+# ---------------------------------------------------------------- market reality (#18)
+def test_a_sku_without_status_fails_unless_disputes_say_why(tmp_path: Path) -> None:
+    write_sku(tmp_path, "no-status", status="", status_date="", status_source=GOOD)
+    text = (tmp_path / "no-status.toml").read_text()
+    text = text.replace('status = ""\n', "").replace('status_date = ""\n', "")
+    (tmp_path / "no-status.toml").write_text(text.replace("status_source = ", "# ", 1))
+    assert any("no status" in p for p in lint(tmp_path))
+    write_sku(tmp_path, "no-status", disputes={"status": f"No notice found; {GOOD} lists it."})
+    text = (tmp_path / "no-status.toml").read_text()
+    text = text.replace('status = "current"\n', "").replace('status_date = "2026-06"\n', "")
+    (tmp_path / "no-status.toml").write_text(text.replace("status_source = ", "# ", 1))
+    assert lint(tmp_path) == []
+
+
+def test_a_discontinued_sku_needs_the_production_end_date(tmp_path: Path) -> None:
+    path = write_sku(tmp_path, "gone", status="discontinued")
+    path.write_text(path.read_text().replace('status_date = "2026-06"\n', ""))
+    assert lint(tmp_path) == ["gone: a discontinued SKU needs status_date (when production ended)"]
+
+
+def test_a_current_sku_priced_by_an_old_launch_msrp_fails(tmp_path: Path) -> None:
+    write_sku(tmp_path, "stale", price_kind="launch-msrp", price_date="2024-11-29")
+    problems = lint(tmp_path)
+    assert len(problems) == 1 and "launch MSRP of 2024-11-29" in problems[0], problems
+    write_sku(tmp_path, "stale", price_kind="launch-msrp", price_date="2024-12-01")
+    assert lint(tmp_path) == []  # 729 days: within two years
+    write_sku(
+        tmp_path, "stale", price_kind="launch-msrp", price_date="2022-12-03", status="discontinued"
+    )
+    assert lint(tmp_path) == []  # a discontinued card's launch price is flagged in reports
+
+
+def test_old_prices_are_warnings_not_failures(tmp_path: Path) -> None:
+    from gpuadvisor.inputs.catalog_lint import PRICE_AGE_WARN_DAYS, lint_warnings
+
+    write_sku(tmp_path, "aged", price_date="2025-01-01")
+    catalog = load_catalog(base=tmp_path)
+    assert lint_catalog(catalog, today=TODAY) == []
+    warnings = lint_warnings(catalog, today=TODAY)
+    assert warnings == [
+        f"aged: list price of 2025-01-01 is 698 days old (over {PRICE_AGE_WARN_DAYS})"
+    ]
+
+
+def test_vgpu_editions_and_fp64_are_required(tmp_path: Path) -> None:
+    path = write_sku(tmp_path, "bare")
+    text = path.read_text()
+    text = text.replace('vgpu_editions = ["vws"]\n', "").replace("fp64_tflops = 1.4\n", "")
+    text = "\n".join(ln for ln in text.splitlines() if not ln.startswith(("vgpu_editions", "fp64")))
+    path.write_text(text + "\n")
+    assert lint(tmp_path) == [
+        "bare: no vgpu_editions: list vpc, vws, vcs ([] for none)",
+        "bare: no fp64_tflops (double-precision TFLOPS)",
+    ]
+
+
+def test_vgpu_flag_and_editions_must_agree(tmp_path: Path) -> None:
+    write_sku(tmp_path, "mixed", vgpu=False)
+    assert lint(tmp_path) == ["mixed: vgpu = false but vGPU editions are listed"]
+    write_sku(tmp_path, "mixed", vgpu_editions=[])
+    assert lint(tmp_path) == ["mixed: vgpu = true but no vGPU edition is listed"]
+
+
+def test_fp64_above_fp32_is_a_unit_error(tmp_path: Path) -> None:
+    write_sku(tmp_path, "units", fp64_tflops=120.0)
+    assert lint(tmp_path) == ["units: fp64_tflops above fp32_tflops: check units"]
+
+
+def test_an_uncited_value_must_be_named_weak(tmp_path: Path) -> None:
+    path = write_sku(tmp_path, "weak")
+    path.write_text(path.read_text().replace('\necc = "https', '\n# ecc = "https'))
+    assert lint(tmp_path) == ["weak: no source cited for ecc"]
+    path.write_text(
+        path.read_text() + '\n[weak_sources]\necc = "UNVERIFIED: no page read states it."\n'
+    )
+    assert lint(tmp_path) == []

@@ -242,7 +242,7 @@ def test_one_command_apps_behave_as_the_whole_application(suffix: list[str]) -> 
 
     from gpuadvisor.cli import app as cli_module
 
-    whole = typer.main.get_command(cli_module.app)
+    whole = cli_module.whole_command()
     names = [
         info.name or typer.main.get_command_name(info.callback.__name__ if info.callback else "")
         for info in cli_module.app.registered_commands

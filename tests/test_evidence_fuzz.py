@@ -14,7 +14,7 @@ Three kinds of fuzzing, each bounded for CI by ``max_examples`` and a per-exampl
 An input that breaks any of them is written to ``fixtures/regressions`` (see its README)
 before the test fails, so the crash is kept as a regression case.
 
-Budget: about 1,250 examples in total, a few seconds on a laptop; set
+Budget: about 1,450 examples in total, a few seconds on a laptop; set
 ``GPUADVISOR_FUZZ_EXAMPLES`` (examples per test) for a longer run.
 """
 
@@ -36,8 +36,9 @@ from gpuadvisor.decision.measured import measured_gpus
 from gpuadvisor.engine.hostfacts import derive_host_facts
 from gpuadvisor.errors import InputError
 from gpuadvisor.evidence import FORMATS, detect, dump_snapshot, load_evidence, parse_as, parse_text
+from gpuadvisor.inputs.textio import decode_capture
 
-from .evidence_support import FIXTURES, real_fixtures_dir
+from .evidence_support import FIXTURES, fixture_files, fixture_text, real_fixtures_dir
 from .fuzz_support import keep_as_regression, mutate
 
 #: ``GPUADVISOR_FUZZ_EXAMPLES=20000 pytest tests/test_*fuzz*.py`` for a long local run.
@@ -50,21 +51,21 @@ FAST = settings(
 
 
 def _corpus() -> dict[str, str]:
-    paths = list(FIXTURES.iterdir())
+    paths = fixture_files()
     real = real_fixtures_dir()
     if real is not None:
         paths += [p for p in real.rglob("*") if p.is_file() and p.suffix != ".md"]
     texts = {}
     for path in sorted(paths):
         try:
-            texts[path.name] = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
+            texts[path.name] = fixture_text(path)
+        except (InputError, OSError):
             continue
     return texts
 
 
 CORPUS = _corpus()
-LINES = sorted({line for path in FIXTURES.iterdir() for line in path.read_text().splitlines()})
+LINES = sorted({line for path in fixture_files() for line in fixture_text(path).splitlines()})
 BY_KIND: dict[str, list[str]] = {}
 for _text in CORPUS.values():
     try:
@@ -107,9 +108,9 @@ def test_random_text(text: str) -> None:
 
 
 @FAST
-@given(st.sampled_from(sorted(FIXTURES.iterdir())), st.data())
+@given(st.sampled_from(fixture_files()), st.data())
 def test_truncated_fixtures(path: Path, data: st.DataObject) -> None:
-    text = path.read_text()
+    text = fixture_text(path)
     cut = data.draw(st.integers(min_value=1, max_value=max(1, len(text))))
     _survives(text[:cut])
 
@@ -121,6 +122,31 @@ def test_truncated_fixtures(path: Path, data: st.DataObject) -> None:
 @given(st.sampled_from(sorted(CORPUS)), st.randoms(use_true_random=False), st.integers(1, 5))
 def test_mutated_real_captures(name: str, rng: random.Random, steps: int) -> None:
     _survives(mutate(CORPUS[name], rng, steps))
+
+
+_BOMS = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff", "utf-32-le": b"\xff\xfe\x00\x00"}
+
+
+@FAST
+@given(
+    st.sampled_from(sorted(CORPUS)),
+    st.sampled_from(sorted(_BOMS)),
+    st.randoms(use_true_random=False),
+    st.integers(0, 3),
+)
+def test_mutated_captures_in_other_encodings(
+    name: str, encoding: str, rng: random.Random, cut: int
+) -> None:
+    """Captures as PowerShell and Out-File write them, mutated and cut at any byte (a
+    half character, a lone surrogate): read, or refused with an InputError."""
+    text = mutate(CORPUS[name], rng, rng.randint(0, 3))
+    data = _BOMS[encoding] + text.encode(encoding, "surrogatepass")
+    data = data[: len(data) - cut]
+    try:
+        decoded = decode_capture(data, "fuzz.txt")
+    except InputError:
+        return
+    _survives(decoded)
 
 
 KINDS = sorted(f.kind for f in FORMATS)
@@ -148,6 +174,16 @@ _GROUPS = [
         "two-gpu-p2p-cns.txt",
     ],
     ["seed-flat-dmon.txt", "pmon-dt-fb.txt", "seed-smi-L.txt"],
+    [  # the shapes of issue #15
+        "table-h100-mig_590.48.01_mig-devices.txt",
+        "dmon-h100_590.48.01_load.txt",
+        "numactl-show-and-hardware.txt",
+        "dmesg-aer-correctable-uncorrectable_6.11.log",
+        "dmesg-fallen-off-bus-three-lines_570.158.01.log",
+        "dmesg-ctime_xid13-three-lines.log",
+        "journalctl-k_ru-locale_xid79-aer.log",
+        "table-rtx-2080-super_591.86_windows_powershell-utf16le.txt",
+    ],
     [
         "seed-journalctl-aer.log",
         "seed-lscpu.txt",

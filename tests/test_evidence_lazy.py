@@ -15,7 +15,7 @@ from typing import Any, get_args
 from gpuadvisor.evidence import FORMATS, _detect, _matrix
 from gpuadvisor.host.schema import HOST_SCHEMA, P2PStatus
 
-from .evidence_support import FIXTURES
+from .evidence_support import FIXTURES, fixture_files
 
 REPO = Path(__file__).resolve().parents[1]
 PARSERS = sorted(f"gpuadvisor.evidence.{f.module}" for f in FORMATS)
@@ -88,17 +88,18 @@ print(json.dumps({{
 
 def test_each_format_imports_only_its_own_parser() -> None:
     """Every fixture, read alone: the parsers imported are the one of its format."""
-    files = sorted(str(p) for p in FIXTURES.iterdir() if p.is_file())
+    files = [str(p) for p in fixture_files()]
     script = (
         _PRELUDE
         + f"""
 from gpuadvisor.evidence import FORMATS, parse_text, detect
+from gpuadvisor.inputs.textio import decode_capture
 module = {{f.kind: "gpuadvisor.evidence." + f.module for f in FORMATS}}
 found = []
 for name in {files!r}:
     for parser in PARSERS:  # forget the parsers earlier files imported
         sys.modules.pop(parser, None)
-    text = Path(name).read_text(encoding="utf-8", errors="replace")
+    text = decode_capture(Path(name).read_bytes(), name)
     kind = detect(text, name)
     parse_text(text, name)
     found.append([name, module[kind], loaded()])
@@ -106,7 +107,7 @@ print(json.dumps(found))
 """
     )
     found = _run(script)
-    assert len(found) == len(list(FIXTURES.iterdir()))
+    assert len(found) == len(files)
     for name, parser, imported in found:
         assert imported == [parser], name
     assert len({parser for _, parser, _ in found}) >= 12  # most formats were covered

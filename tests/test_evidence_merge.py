@@ -126,3 +126,25 @@ def test_host_sections_merge_and_disagree(tmp_path: Path) -> None:
     [conflict] = snapshot.conflicts
     assert conflict.field == "host.cpu.logical_cpus"
     assert [v.value for v in conflict.values] == [64, 32]
+
+
+def test_a_sampled_window_and_a_snapshot_are_not_a_conflict() -> None:
+    """dmon's window means and -q's one moment measure different things: in either file
+    order the window's figure is kept, the snapshot's value is named in a note, and the
+    decision's "Conflicting evidence" stays empty."""
+    from pathlib import Path
+
+    from gpuadvisor.evidence import load_evidence
+
+    folder = (
+        Path(__file__).parent.parent / "examples" / "evidence" / "thermal-throttled-workstation"
+    )
+    files = [folder / "nvidia-smi-dmon.txt", folder / "nvidia-smi-q.txt"]
+    for order in (files, files[::-1]):
+        snapshot = load_evidence(order)
+        assert snapshot.conflicts == []
+        gpu = snapshot.gpus[0]
+        assert gpu.temperature.gpu_c == 84.12
+        assert gpu.power.draw_w == 360.88
+        assert gpu.provenance["temperature.gpu_c"].endswith("nvidia-smi-dmon.txt")
+        assert any("the snapshot in" in n and "read 88" in n for n in snapshot.notes)

@@ -323,6 +323,10 @@ EXPECTED: dict[str, Expected] = {
             "gpus[0].memory_total_mib": 81559,
             "gpus[0].power.enforced_limit_w": 700.0,
             "gpus[0].processes": [],
+            "gpus[0].ecc_mode": "enabled",  # "Volatile Uncorr. ECC" shows a count: 0
+            "gpus[0].ecc_errors.volatile_uncorrectable": 0,
+            "gpus[7].mig_mode": "disabled",
+            "gpus[0].mig_devices": None,
         },
     ),
     "smi-text/geforce_525.125.06_default-table_fan-err.txt": Expected(
@@ -336,6 +340,8 @@ EXPECTED: dict[str, Expected] = {
             "gpus[0].compute_mode": "E. Process",
             "gpus[0].memory_used_mib": 2021,
             "gpus[0].processes": None,
+            "gpus[0].ecc_mode": "enabled",  # a count, 0, and 23028 MiB of 24564
+            "gpus[0].mig_mode": "unsupported",  # MIG M. N/A
         },
     ),
     "smi-text/h100-80gb-hbm3_590.48.01_q_idle.txt": Expected(
@@ -511,8 +517,14 @@ EXPECTED: dict[str, Expected] = {
     "kernel-log/dmesg-decode-iso_xid13-flood.log": Expected(
         "kernel-log",
         0,
-        xids={13: 629, 43: 7},
-        values={"events[0].pci_bus_id": "00000000:38:00.0", "events[0].xid_class": "application"},
+        # 629 Xid 13 lines, one report per SM fault: Warp Exception, Global Exception and
+        # ESR lines (two with a ChID line too, three without the Global line).
+        xids={13: 210, 43: 7},
+        values={
+            "events[0].pci_bus_id": "00000000:38:00.0",
+            "events[0].xid_class": "application",
+            "events[1].time": "2025-01-21T02:21:33.498965+00:00",  # line 4 starts report 2
+        },
     ),
     # --- dcgm-exporter -----------------------------------------------------------------
     "dcgm-prom/2x-tesla-t4_460.106.00+470.182.03_datadog-serve.prom": Expected(

@@ -17,7 +17,7 @@ from gpuadvisor.evidence import FORMATS, _detect, detect, load_evidence, parse_t
 from gpuadvisor.evidence.formats import NOT_FILE_KINDS, format_of
 from gpuadvisor.host.schema import EvidenceKind
 
-from .evidence_support import FIXTURES
+from .evidence_support import FIXTURES, fixture_files, fixture_text
 
 #: Public modules of gpuadvisor/evidence/ that parse no format.
 NOT_PARSERS = frozenset({"formats", "merge"})
@@ -50,11 +50,7 @@ def test_every_parser_module_has_a_row() -> None:
 
 
 def test_every_format_has_a_fixture() -> None:
-    found = {
-        detect(p.read_text(encoding="utf-8", errors="replace"), p.name)
-        for p in FIXTURES.iterdir()
-        if p.is_file()
-    }
+    found = {detect(fixture_text(p), p.name) for p in fixture_files()}
     assert {f.kind for f in FORMATS} - found == set()
 
 
@@ -79,6 +75,28 @@ def test_host_v1_fixture_is_the_import_of_its_source() -> None:
                 part: [source.name if f == str(source) else f for f in files]
                 for part, files in imported.provenance.items()
             },
+            "gpus": [
+                g.model_copy(
+                    update={
+                        "provenance": {
+                            path: source.name if f == str(source) else f
+                            for path, f in g.provenance.items()
+                        }
+                    }
+                )
+                for g in imported.gpus
+            ],
         }
     )
     assert written == named
+
+
+def test_a_host_v1_file_written_before_per_value_provenance_still_reads() -> None:
+    """host/v1 grows only by additions: a file from before ``gpus[].provenance`` and
+    ``conflicts[].gpu`` reads the same values, with the provenance left empty."""
+    old = parse_text(
+        (FIXTURES / "host-v1-two-gpu-q-before-provenance.json").read_text(), "old.json"
+    )
+    new = parse_text((FIXTURES / "host-v1-two-gpu-q.json").read_text(), "new.json")
+    assert [g.provenance for g in old.gpus] == [{}, {}]
+    assert [g.model_copy(update={"provenance": {}}) for g in new.gpus] == old.gpus

@@ -42,7 +42,11 @@ SEEDS: dict[str, tuple[str, int, dict[str, Any]]] = {
             "gpus[1].numa_node": 1,
         },
     ),
-    "seed-topo-p2p.txt": ("nvidia-smi-p2p", 0, {"topology.p2p[0].status": "OK"}),
+    "seed-topo-p2p.txt": (
+        "nvidia-smi-p2p",
+        2,  # one GPU record per matrix row, as topo -m gives
+        {"topology.p2p[0].status": "OK", "gpus[0].index": 0, "gpus[1].index": 1},
+    ),
     "seed-query-clocks.csv": (
         "nvidia-smi-csv",
         2,
@@ -236,9 +240,17 @@ def test_pro_card_article_session_is_one_host() -> None:
     assert facts["host.xid_application_count"] == 2
     assert facts["host.aer_corrected_count"] == 1
     assert facts["gpu.ecc_correctable_aggregate"] == 2
-    # The table (67 C) and the later -q excerpt (83 C) disagree: reported, first kept.
+    # The table (67 C) and the later -q excerpt (83 C) are two moments; the dmon capture
+    # of the same session is a window, so its figure is used and each moment is named in
+    # a note rather than reported as a conflict between files.
     fields = {c.field for c in snapshot.conflicts}
-    assert "gpus[00000000:65:00.0].temperature.gpu_c" in fields
+    assert "gpus[00000000:65:00.0].temperature.gpu_c" not in fields
+    temperature_notes = [n for n in snapshot.notes if "temperature.gpu_c" in n]
+    assert any("seed-flat-table.txt read 67" in n for n in temperature_notes)
+    assert any("seed-flat-q-temperature.txt read 83" in n for n in temperature_notes)
+    assert snapshot.gpus[0].provenance["temperature.gpu_c"].endswith("seed-flat-dmon.txt")
+    # So do the article's table (ECC "N/A": no ECC) and its -q excerpt (ECC Enabled).
+    assert "gpus[00000000:65:00.0].ecc_mode" in fields
 
 
 def test_two_gpu_article_session_is_one_host() -> None:

@@ -84,10 +84,7 @@ def test_expected_recommendations(request: pytest.FixtureRequest) -> None:
 
 @pytest.mark.parametrize("name", FULL)
 @pytest.mark.parametrize("fmt", ["json", "md"])
-def test_golden_reports(
-    name: str, fmt: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+def test_golden_reports(name: str, fmt: str, request: pytest.FixtureRequest) -> None:
     decision = advise(REPO / "examples" / f"{name}.toml", evidence=evidence_for(name))
     text = render(decision, fmt)  # type: ignore[arg-type]
     path = GOLDEN / f"{name}.{fmt}"

@@ -185,7 +185,8 @@ CAPTURES: dict[str, tuple[bytes, tuple[str, ...], int | None]] = {
     ),
     "prose": (b"The GPU felt slow on Tuesday.\n", ("unrecognised evidence format",), None),
     "latin-1": ("Product Name : Café\n".encode("latin-1"), ("not valid UTF-8",), 1),
-    "utf-16": ("GPU 0: A (UUID: GPU-1)\n".encode("utf-16"), ("binary",), None),
+    # With its byte-order mark UTF-16 is read (PowerShell's ">"); without, it is binary.
+    "utf-16-no-bom": ("GPU 0: A (UUID: GPU-1)\n".encode("utf-16-le"), ("binary",), None),
     "binary": (bytes(range(256)) * 8, ("binary",), None),
     "blank": (b"\n \n\t\n", ("empty",), None),
 }

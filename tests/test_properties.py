@@ -113,7 +113,12 @@ def check_invariants(data: dict[str, Any], decision: Decision) -> None:
             assert pick.cooling != "passive"
         assert pick.slot_width <= plat["max_gpu_slot_width"]
         assert pick.tdp_w * pick.count <= plat["psu_headroom_w"]
-        assert pick.total_price_usd <= data["budget"]["max_usd"]
+        # A card on quote has no price to hold against the budget (FIT-004 keeps it,
+        # and the report says "budget not checked").
+        if pick.total_price_usd is None:
+            assert pick.price_kind == "quote-needed"
+        else:
+            assert pick.total_price_usd <= data["budget"]["max_usd"]
         assert pick.count <= plat["gpu_count_max"]
         per_job = (
             pick.vram_gib * pick.count * 0.85

@@ -1,11 +1,13 @@
 """For every worked example, the four formats say the same thing: headline, picks and
-findings, all taken from one decision."""
+findings, all taken from one decision; and, where the evidence files disagree, the same
+conflicting evidence."""
 
 from __future__ import annotations
 
 import html
 import io
 import json
+from pathlib import Path
 
 import pypdf
 import pytest
@@ -15,8 +17,10 @@ from gpuadvisor.inputs.examples import list_examples
 from gpuadvisor.pipeline import advise
 from gpuadvisor.render.markdown import escape as escape_inline
 from gpuadvisor.render.report import render
+from gpuadvisor.vocabulary import format_value
 
 from .conftest import REPO
+from .evidence_support import FIXTURES as EVIDENCE
 
 EXAMPLES = [name for name, _ in list_examples()]
 
@@ -32,10 +36,7 @@ def _flat(text: str) -> str:
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_formats_agree_on_headline_picks_and_findings(
-    name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+def test_formats_agree_on_headline_picks_and_findings(name: str) -> None:
     decision = _decision(name)
     as_json = json.loads(render(decision, "json"))
     md = _flat(render(decision, "md"))
@@ -107,3 +108,62 @@ def test_formats_agree_on_capacity_fit_and_the_cheapest_option(
     jobs = f"{top.jobs_served} of {top.jobs_wanted}"
     for text in (md, page, pdf):
         assert "Jobs served" in text and jobs in text
+
+
+def _squeezed(text: str) -> str:
+    """Without any white space: a PDF table cell may break a long value across lines."""
+    return "".join(text.split())
+
+
+def test_formats_agree_on_the_conflicting_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two captures of different cards at one bus id, and two that disagree on one
+    reading: JSON lists both conflicts as CONTRACT §6 says, and Markdown, HTML and PDF
+    each show a "Conflicting evidence" section with every GPU, field, value and file."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    monkeypatch.chdir(tmp_path)
+    names = {
+        "judge-rtx-4090-load-q.txt": "a.txt",
+        "judge-rtx-a5000-same-bus-q.txt": "b.txt",
+        "two-gpu-q.txt": "c.txt",
+        "two-gpu-dcgm.prom": "d.prom",
+    }
+    for source, name in names.items():
+        (tmp_path / name).write_bytes((EVIDENCE / source).read_bytes())
+    decision = advise(
+        REPO / "examples" / "llm-latency-endpoint.toml",
+        evidence=[Path(name) for name in names.values()],
+        sensitivity=False,
+    )
+    conflicts = json.loads(render(decision, "json"))["evidence_conflicts"]
+    assert [(c["gpu"], c["field"]) for c in conflicts] == [
+        ("00000000:01:00.0", "name"),
+        ("00000000:01:00.0", "uuid"),
+        (None, "driver_version"),  # host-wide: the two hosts run different drivers
+        (None, "cuda_version"),
+        ("00000000:17:00.0", "utilisation.gpu_pct"),
+        (None, "driver_version"),
+    ]
+    assert conflicts == [c.model_dump(mode="json") for c in decision.evidence_conflicts]
+    md = _flat(render(decision, "md"))
+    page = _flat(html.unescape(render(decision, "html")))
+    reader = pypdf.PdfReader(io.BytesIO(render(decision, "pdf")))
+    pdf = _squeezed(" ".join(p.extract_text() for p in reader.pages))
+    for text, show in ((md, _md_text), (page, str), (pdf, _squeezed)):
+        assert show("Conflicting evidence") in text
+        for conflict in conflicts:
+            assert show(conflict["gpu"] or "host") in text
+            field = f"`{conflict['field']}`" if text is md else show(conflict["field"])
+            assert field in text, field
+            for value in conflict["values"]:
+                shown = f"{format_value(value['value'])} ({value['file']})"
+                assert show(shown) in text, shown
+    quiet = advise(REPO / "examples" / "llm-latency-endpoint.toml", sensitivity=False)
+    assert quiet.evidence_conflicts == ()
+    for fmt in ("md", "html"):
+        assert "Conflicting evidence" not in render(quiet, fmt)
+
+
+def _md_text(text: str) -> str:
+    return _flat(escape_inline(text))

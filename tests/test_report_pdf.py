@@ -20,16 +20,11 @@ from gpuadvisor.render.pdf import compile_pdf
 from gpuadvisor.render.report import render, render_source
 from gpuadvisor.resources import data_dir
 
-from .conftest import REPO, CliResult
+from .conftest import REPO, TEST_DATE, CliResult
 from .golden_util import example_decision, with_evidence
 
 pypdf = pytest.importorskip("pypdf")
 pytest.importorskip("typst")
-
-
-@pytest.fixture(autouse=True)
-def no_date(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +72,8 @@ def test_pdf_holds_picks_findings_and_every_section(pdf: bytes, fix_first: Decis
             "Measured evidence",
             "Operating runbook",
             "Inputs and provenance",
+            "Prices used",
+            "Sign-off",
         )
     ]
     assert positions == sorted(positions)
@@ -105,8 +102,7 @@ def test_same_pdf_bytes_in_a_fresh_process(tmp_path: Path) -> None:
         "d = advise(Path('examples/llm-latency-endpoint.toml'), catalog=c, sensitivity=False);"
         "sys.stdout.buffer.write(render(d, 'pdf'))"
     )
-    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
-    env["PYTHONPATH"] = str(REPO)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # SOURCE_DATE_EPOCH: conftest's
     runs = [
         subprocess.run(
             [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, check=True
@@ -116,18 +112,24 @@ def test_same_pdf_bytes_in_a_fresh_process(tmp_path: Path) -> None:
     assert runs[0] == runs[1] and runs[0].startswith(b"%PDF-")
 
 
-def test_document_date_from_source_date_epoch(
-    fix_first: Decision, monkeypatch: pytest.MonkeyPatch
+def test_document_date_is_the_decisions_date(
+    pdf: bytes, fix_first: Decision, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    undated = pypdf.PdfReader(io.BytesIO(render(fix_first, "pdf")))
-    assert undated.metadata is not None and "/CreationDate" not in undated.metadata
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    dated_bytes = render(fix_first, "pdf")
-    dated = pypdf.PdfReader(io.BytesIO(dated_bytes))
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    assert fix_first.provenance.generated_at == TEST_DATE
+    assert reader.metadata is not None
+    assert str(reader.metadata["/CreationDate"]).startswith("D:20261201")
+    assert TEST_DATE in pages(pdf)[0]
+    other_day = fix_first.model_copy(
+        update={
+            "provenance": fix_first.provenance.model_copy(update={"generated_at": "2026-01-01"})
+        }
+    )
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")  # rendering never reads it
+    dated = pypdf.PdfReader(io.BytesIO(render(other_day, "pdf")))
     assert dated.metadata is not None
     assert str(dated.metadata["/CreationDate"]).startswith("D:20260101")
-    assert "2026-01-01" in pages(dated_bytes)[0]
-    assert render(fix_first, "pdf") == dated_bytes
+    assert render(fix_first, "pdf") == pdf
 
 
 def test_page_one_renders_to_an_image(pdf: bytes, tmp_path: Path) -> None:

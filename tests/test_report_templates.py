@@ -24,11 +24,6 @@ def decision(test_catalog: Catalog, rulebase: RuleBase) -> Decision:
     return example_decision("llm-latency-endpoint", test_catalog, rulebase)
 
 
-@pytest.fixture(autouse=True)
-def no_date(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
-
-
 def tiny_png() -> bytes:
     """A valid 2×2 PNG in the organisation's colour."""
 

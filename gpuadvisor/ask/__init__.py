@@ -7,9 +7,10 @@ whether it applies. :func:`interview` (:mod:`.flow`) walks them through a
 :class:`Dialogue` (the only I/O it does), checks every answer with the field's own
 pydantic type and constraints as the profile file would (:mod:`.fields`, after
 :mod:`.convert` has turned the typed text into a value), and returns a validated
-:class:`~gpuadvisor.inputs.profile.Profile`; :func:`profile_document` (:mod:`.document`)
-writes it as commented TOML. ``cli.py`` supplies the terminal (or stdin) side of the
-dialogue and writes the result.
+:class:`~gpuadvisor.inputs.profile.Profile` (:func:`run_interview`: with the fields left
+unknown); :func:`profile_document` (:mod:`.document`) writes it as commented TOML, the
+unknown fields as commented-out lines that say so. ``cli`` supplies the terminal (or
+stdin) side of the dialogue and writes the result.
 """
 
 from __future__ import annotations
@@ -19,22 +20,27 @@ from gpuadvisor.ask.document import ASK_HEADER, profile_document
 from gpuadvisor.ask.fields import UNSTATED, Answers, Predicate, always, check_value, field_info
 from gpuadvisor.ask.flow import (
     INTRO,
+    SCRIPTED_REFUSALS,
     Dialogue,
+    Interview,
     as_document,
     ask_question,
     interview,
-    starting_answers,
+    run_interview,
 )
 from gpuadvisor.ask.questions import QUESTIONS, Converter, Question
+from gpuadvisor.ask.start import starting_answers
 
 __all__ = [
     "ASK_HEADER",
     "INTRO",
     "QUESTIONS",
+    "SCRIPTED_REFUSALS",
     "UNSTATED",
     "Answers",
     "Converter",
     "Dialogue",
+    "Interview",
     "Predicate",
     "Question",
     "always",
@@ -45,6 +51,7 @@ __all__ = [
     "field_info",
     "interview",
     "profile_document",
+    "run_interview",
     "show",
     "starting_answers",
 ]

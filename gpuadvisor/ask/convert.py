@@ -3,31 +3,11 @@ value back into what a person would type."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, get_origin
 
 from gpuadvisor.ask.fields import base_type, field_info, is_optional, literal_values
 from gpuadvisor.ask.questions import Converter, Question
-
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
-_NONE_WORDS = frozenset({"none", "no", "-", "n/a", "na"})
-
-
-def _number(units: tuple[str, ...], optional: bool) -> Converter:
-    def convert(text: str) -> Any:
-        cleaned = text.strip().lower()
-        if optional and cleaned in _NONE_WORDS:
-            return None
-        cleaned = cleaned.removeprefix("$").strip()
-        for unit in sorted(units, key=len, reverse=True):
-            if cleaned.endswith(unit) and cleaned != unit:
-                cleaned = cleaned[: -len(unit)].strip()
-                break
-        if _THOUSANDS.match(cleaned):
-            cleaned = cleaned.replace(",", "")
-        return cleaned.replace("_", "")
-
-    return convert
+from gpuadvisor.ask.units import NONE_WORDS, memory_converter, number_converter
 
 
 def _yes_no(text: str) -> Any:
@@ -45,7 +25,7 @@ def _choice(values: tuple[str, ...]) -> Converter:
 
 
 def _names(text: str) -> Any:
-    if text.strip().lower() in _NONE_WORDS:
+    if text.strip().lower() in NONE_WORDS:
         return []
     return [part.strip() for part in text.split(",") if part.strip()]
 
@@ -64,8 +44,10 @@ def converter_for(question: Question) -> Converter:
     base = base_type(annotation)
     if base is bool:
         return _yes_no
+    if base in (int, float) and question.field.endswith("_gib"):
+        return memory_converter(is_optional(annotation))
     if base in (int, float):
-        return _number(question.units, is_optional(annotation))
+        return number_converter(question.units, is_optional(annotation))
     if get_origin(base) is tuple:
         return _names
     return _text

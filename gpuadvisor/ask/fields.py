@@ -8,11 +8,12 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Final, Literal, get_args, get_origin
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from gpuadvisor.errors import did_you_mean
 from gpuadvisor.inputs.profile import SECTIONS
+from gpuadvisor.inputs.validation import describe
 
 
 class _Unstated:
@@ -54,8 +55,21 @@ def always(answers: Answers) -> bool:
 
 
 def field_info(path: str) -> FieldInfo:
-    section, _, name = path.partition(".")
-    return SECTIONS[section].model_fields[name]
+    """The field at ``path``: ``section.name``, or ``section.table.name`` inside a nested
+    table such as ``[workload.model]``."""
+    section, _, rest = path.partition(".")
+    model: Any = SECTIONS[section]
+    *tables, name = rest.split(".")
+    for table in tables:
+        model = base_type(model.model_fields[table].annotation)
+    info: FieldInfo = model.model_fields[name]
+    return info
+
+
+def nested_model(path: str) -> Any:
+    """The model of a nested table field (``workload.model``), or None for a plain value."""
+    kind = base_type(field_info(path).annotation)
+    return kind if isinstance(kind, type) and issubclass(kind, BaseModel) else None
 
 
 def literal_values(annotation: Any) -> tuple[str, ...]:
@@ -104,7 +118,16 @@ def check_value(path: str, raw: Any, *, strict: bool = False) -> Any:
     try:
         return _adapter(path).validate_python(raw, strict=strict)
     except ValidationError as exc:
-        raise ValueError(_explain(path, exc)) from None
+        raise ValueError(_explain_stored(path, exc) if strict else _explain(path, exc)) from None
+
+
+def _explain_stored(path: str, exc: ValidationError) -> str:
+    """A file's value refused, phrased as ``advise`` phrases it (TOML spelling, the
+    type and unit expected, how to write it)."""
+    error = exc.errors()[0]
+    located = {**error, "loc": (path.rpartition(".")[2], *error["loc"])}
+    message, hint = describe(located, lambda loc: ())
+    return f"{message}; {hint}" if hint else message
 
 
 def _explain(path: str, exc: ValidationError) -> str:

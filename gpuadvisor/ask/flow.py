@@ -5,7 +5,7 @@ as the starting answers."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, Protocol, get_origin
+from typing import Any, Final, NamedTuple, Protocol, get_origin
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -19,9 +19,10 @@ from gpuadvisor.ask.fields import (
     literal_values,
 )
 from gpuadvisor.ask.questions import QUESTIONS, Question
-from gpuadvisor.errors import InputError, did_you_mean
-from gpuadvisor.inputs.profile import PROFILE_SCHEMA, SECTIONS, Profile, profile_from_data
-from gpuadvisor.inputs.textio import locate_field
+from gpuadvisor.ask.start import read_start
+from gpuadvisor.ask.units import Converted
+from gpuadvisor.errors import InputError
+from gpuadvisor.inputs.profile import PROFILE_SCHEMA, Profile, profile_from_data
 
 
 class Dialogue(Protocol):
@@ -35,6 +36,13 @@ class Dialogue(Protocol):
 
 
 _MISSING: Final = object()
+
+#: Answers from a script (stdin that is not a terminal) are refused at most this many
+#: times in a row for one question before the run stops: a script cannot read the
+#: complaint and correct itself, and `yes ''` would otherwise be asked forever.
+SCRIPTED_REFUSALS: Final = 3
+
+_END_HINT: Final = "give one answer per line (an empty line takes the default)"
 
 INTRO: Final = (
     "Answer each question and press Enter. An empty answer takes the default shown; "
@@ -89,22 +97,65 @@ def _details(question: Question) -> str:
     return f"  In the profile this is {question.field}: {info.description or ''}"
 
 
-def ask_question(dialogue: Dialogue, question: Question, answers: Answers, current: Any) -> Any:
+def _stop(question: Question, message: str, hint: str | None = None) -> InputError:
+    """The run ends at ``question``: exit 2 naming the field and the question itself."""
+    return InputError(
+        f'{message}, at the question "{question.prompt}"; nothing was written',
+        field=question.field,
+        hint=hint,
+    )
+
+
+def _joined(reason: str) -> str:
+    """``reason`` ready to be followed by another sentence (no "?." or "..")."""
+    return reason if reason.endswith((".", "?", "!")) else reason + "."
+
+
+def parse_answer(question: Question, text: str) -> tuple[Any, str | None]:
+    """A typed answer converted and checked against the profile field: the value, and
+    the note of a unit conversion ("24 GB = 22.35 GiB") when one was made. A refused
+    answer raises ValueError with the reason. The questionnaire on the command line and
+    the web page both read answers through this."""
+    raw = converter_for(question)(text)
+    note = None
+    if isinstance(raw, Converted):
+        raw, note = raw.value, raw.note
+    return check_value(question.field, raw), note
+
+
+def refusal(exc: ValueError) -> str:
+    """What a refused answer is told, on the command line and on the web page."""
+    return f"Not accepted: {_joined(str(exc))} Please answer again."
+
+
+def ask_question(
+    dialogue: Dialogue,
+    question: Question,
+    answers: Answers,
+    current: Any,
+    *,
+    scripted: bool = False,
+    earlier: str | None = None,
+) -> Any:
     """The validated answer to one question (UNSTATED for "not known yet").
 
-    A wrong answer is explained and the question asked again; end of input is an
-    InputError naming the field that was left without an answer.
+    A wrong answer is explained and the question asked again. End of input is an
+    InputError naming the field and the question left without an answer. With
+    ``scripted`` (answers from a file or a pipe, which cannot read the complaints), an
+    empty line where an answer is needed ends the run at once and a wrong answer ends
+    it after :data:`SCRIPTED_REFUSALS` tries, so a script never loops. ``earlier`` is
+    why a starting file's value for this field was not accepted, said if the run ends.
     """
     default = _default(question, answers)
     _present(dialogue, question, current, default)
-    convert = converter_for(question)
+    refusals = 0
     while True:
         line = dialogue.ask("> ")
         if line is None:
-            raise InputError(
-                "input ended before the questionnaire was complete; nothing was written",
-                field=question.field,
-                hint="give one answer per line (an empty line takes the default)",
+            raise _stop(
+                question,
+                "input ended before the questionnaire was complete",
+                hint=_END_HINT,
             )
         text = line.strip()
         if text == "?":
@@ -115,77 +166,58 @@ def ask_question(dialogue: Dialogue, question: Question, answers: Answers, curre
                 return current
             if default is not _MISSING:
                 return default
+            if scripted:
+                raise _stop(
+                    question,
+                    "an empty answer where one is needed (this question has no default)",
+                    hint=f"the starting file's value was not accepted: {earlier}"
+                    if earlier
+                    else "answer it on its line of the input, or give it in the --from file",
+                )
             dialogue.say("  This one needs an answer.")
             continue
         if question.unknown_answer is not None and text.lower() == question.unknown_answer:
             return UNSTATED
         try:
-            return check_value(question.field, convert(text))
+            value, note = parse_answer(question, text)
         except ValueError as exc:
-            dialogue.say(f"  Not accepted: {exc}. Please answer again.")
-
-
-def starting_answers(
-    document: Mapping[str, Any], *, name: str, text: str | None = None
-) -> tuple[dict[str, Any], list[str]]:
-    """The answers an existing (possibly partial) profile already gives.
-
-    Unknown sections or keys and a wrong schema are errors, as in ``advise``; a value
-    the model does not accept is dropped with a note, so its question is asked again.
-    Returns the answers keyed by field path and the notes to show.
-    """
-    stated: dict[str, Any] = {}
-    notes: list[str] = []
-
-    def where(*loc: str) -> int | None:
-        return locate_field(text, loc) if text is not None else None
-
-    for key, value in document.items():
-        if key == "schema":
-            if value != PROFILE_SCHEMA:
-                raise InputError(
-                    f"unsupported schema {value!r}",
-                    file=name,
-                    line=where("schema"),
-                    field="schema",
-                    hint=f"this gpuadvisor reads '{PROFILE_SCHEMA}'",
-                )
+            refusals += 1
+            if scripted and refusals >= SCRIPTED_REFUSALS:
+                raise _stop(
+                    question,
+                    f"{refusals} answers in a row were not accepted (the last: {text!r}: {exc})",
+                    hint=_END_HINT,
+                ) from None
+            dialogue.say(f"  {refusal(exc)}")
             continue
-        if key not in SECTIONS:
-            raise InputError(
-                "unknown key",
-                file=name,
-                line=where(key),
-                field=key,
-                hint=did_you_mean(key, ["schema", *SECTIONS]),
-            )
-        if not isinstance(value, dict):
-            raise InputError(f"expected a table [{key}]", file=name, line=where(key), field=key)
-        fields = SECTIONS[key].model_fields
-        for field, raw in value.items():
-            path = f"{key}.{field}"
-            if field not in fields:
-                raise InputError(
-                    "unknown key",
-                    file=name,
-                    line=where(key, field),
-                    field=path,
-                    hint=did_you_mean(field, fields),
-                )
-            try:
-                stated[path] = check_value(path, raw, strict=True)
-            except ValueError as exc:
-                notes.append(f"{name}: {path}: not accepted ({exc}); it is asked again.")
-    return stated, notes
+        if note is not None:
+            dialogue.say(f"  {note}")
+        return value
 
 
 def as_document(stated: Mapping[str, Any]) -> dict[str, Any]:
     """Answers keyed by field path, as the nested data a profile file holds."""
     document: dict[str, Any] = {"schema": PROFILE_SCHEMA}
     for path, value in stated.items():
-        section, _, name = path.partition(".")
-        document.setdefault(section, {})[name] = value
+        *tables, name = path.split(".")
+        target = document
+        for table in tables:  # a section, then a nested table such as [workload.model]
+            target = target.setdefault(table, {})
+        target[name] = value
     return document
+
+
+class Interview(NamedTuple):
+    """What an interview found: the validated profile, and the fields left unknown.
+
+    ``unknown`` lists the fields whose question was answered with its unknown answer,
+    and those that depend on one of them (:attr:`Question.depends_on`), that no
+    starting file states either: the profile holds the model's defaults for them, and
+    the written document says they were not known.
+    """
+
+    profile: Profile
+    unknown: tuple[str, ...]
 
 
 def interview(
@@ -196,38 +228,81 @@ def interview(
     start_text: str | None = None,
     review: bool | None = None,
     questions: tuple[Question, ...] = QUESTIONS,
+    scripted: bool = False,
 ) -> Profile:
-    """Ask every question that applies and return the validated profile.
+    """Ask every question that applies and return the validated profile (see
+    :func:`run_interview`)."""
+    return run_interview(
+        dialogue,
+        start=start,
+        start_name=start_name,
+        start_text=start_text,
+        review=review,
+        questions=questions,
+        scripted=scripted,
+    ).profile
+
+
+def run_interview(
+    dialogue: Dialogue,
+    *,
+    start: Mapping[str, Any] | None = None,
+    start_name: str = "",
+    start_text: str | None = None,
+    review: bool | None = None,
+    questions: tuple[Question, ...] = QUESTIONS,
+    scripted: bool = False,
+) -> Interview:
+    """Ask every question that applies; the validated profile and what stayed unknown.
 
     With ``start`` (the parsed document of an existing profile), questions it already
     answers are skipped unless ``review`` is true; when ``review`` is None and there is
     something to review, the dialogue asks whether to go through those answers too, and
-    then each of them offers "keep the current answer" as its default.
+    then each of them offers "keep the current answer" as its default. ``scripted``:
+    the answers come from a script, which never gets a question asked twice for want
+    of an answer (see :func:`ask_question`).
     """
     stated: dict[str, Any] = {}
+    refused: dict[str, str] = {}
     if start is not None:
-        stated, notes = starting_answers(start, name=start_name, text=start_text)
+        stated, notes, refused = read_start(start, name=start_name, text=start_text)
         for note in notes:
             dialogue.say(note)
     dialogue.say(INTRO)
     if stated and review is None:
-        review = _ask_review(dialogue, len(stated), start_name or "the starting profile")
+        review = _ask_review(
+            dialogue, len(stated), start_name or "the starting profile", scripted=scripted
+        )
+    unknown: list[str] = []
     for question in questions:
         answers = Answers(stated)
+        if question.depends_on and not all(answers.known(p) for p in question.depends_on):
+            if set(question.depends_on) & set(unknown) and question.field not in stated:
+                unknown.append(question.field)
+            continue
         if not question.when(answers):
             continue
         current = stated.get(question.field, _MISSING)
         if current is not _MISSING and not review:
             continue
-        value = ask_question(dialogue, question, answers, current)
+        value = ask_question(
+            dialogue,
+            question,
+            answers,
+            current,
+            scripted=scripted,
+            earlier=refused.get(question.field),
+        )
         if value is UNSTATED:
             stated.pop(question.field, None)
+            unknown.append(question.field)
         else:
             stated[question.field] = value
-    return profile_from_data(as_document(stated), name=start_name or "<answers>")
+    profile = profile_from_data(as_document(stated), name=start_name or "<answers>")
+    return Interview(profile, tuple(unknown))
 
 
-def _ask_review(dialogue: Dialogue, count: int, name: str) -> bool:
+def _ask_review(dialogue: Dialogue, count: int, name: str, *, scripted: bool = False) -> bool:
     """Whether to go through the answers the starting profile already gives."""
     plural = "s" if count != 1 else ""
     dialogue.say("")
@@ -238,18 +313,28 @@ def _ask_review(dialogue: Dialogue, count: int, name: str) -> bool:
     )
     dialogue.say("  Answer yes or no.")
     dialogue.say("  Default: no")
+    refusals = 0
     while True:
         line = dialogue.ask("> ")
         if line is None:
             raise InputError(
-                "input ended before the questionnaire was complete; nothing was written",
-                hint="give one answer per line (an empty line takes the default)",
+                "input ended before the questionnaire was complete, at the question "
+                f'"{name} already answers ... Go through those too?"; nothing was written',
+                hint=_END_HINT,
             )
         if not line.strip():
             return False
         try:
             return bool(_YES_NO.validate_python(line.strip().lower()))
         except ValidationError:
+            refusals += 1
+            if scripted and refusals >= SCRIPTED_REFUSALS:
+                raise InputError(
+                    f"{refusals} answers in a row were not accepted (answer yes or no) at "
+                    f'the question "{name} already answers ... Go through those too?"; '
+                    "nothing was written",
+                    hint=_END_HINT,
+                ) from None
             dialogue.say("  Not accepted: answer yes or no. Please answer again.")
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gpuadvisor.ask.fields import Answers, Predicate, always
+from gpuadvisor.ask.model_questions import MODEL_QUESTIONS, memory_gib
 
 Converter = Callable[[str], Any]
 
@@ -23,6 +24,10 @@ class Question:
     are words accepted after a number ("40 GB"). ``unknown_answer`` is a word that
     leaves the field unstated, so later questions can tell "not decided yet" apart.
     ``suggest`` proposes a default from earlier answers instead of the model's.
+    ``depends_on`` names fields this question is about only once they are known: it is
+    asked only when each of them was answered, and when one of them was answered with
+    its ``unknown_answer``, this field is not known either (written as such, never as
+    the model's default passed off as an answer).
     """
 
     field: str
@@ -34,6 +39,11 @@ class Question:
     units: tuple[str, ...] = ()
     unknown_answer: str | None = None
     suggest: Callable[[Answers], Any] | None = None
+    depends_on: tuple[str, ...] = ()
+
+    def applies(self, answers: Answers) -> bool:
+        """Whether to ask this question after these answers (``ask`` and the web page)."""
+        return all(answers.known(p) for p in self.depends_on) and self.when(answers)
 
 
 # -- which kinds of work make which questions meaningful ------------------------------
@@ -65,8 +75,8 @@ def _multi_gpu(a: Answers) -> bool:
     return a["workload.parallelism"] != "none" or bool(a["workload.model_parallel_ready"])
 
 
-def _chassis_known(a: Answers) -> bool:
-    return a.known("platform.chassis")
+#: The platform details that mean something only once the chassis is known.
+CHASSIS: Final = ("platform.chassis",)
 
 
 QUESTIONS: Final[tuple[Question, ...]] = (
@@ -125,12 +135,16 @@ QUESTIONS: Final[tuple[Question, ...]] = (
     ),
     Question(
         "workload.vram_need_gib",
-        "How much GPU memory does ONE job (or one copy of the model) need at its peak, in GB?",
+        "How much GPU memory does ONE job (or one copy of the model) need at its peak, in "
+        "GiB? Answer unknown to describe the model instead.",
         "The most important number: a card with less memory cannot run the job at all; if "
         "unsure, ask the engineers what nvidia-smi shows under 'Memory-Usage' during a run "
-        "(for AI models, roughly 2.4 GB per billion parameters).",
-        units=("gib", "gb", "g"),
+        "(MiB are understood), or, for an AI model, answer unknown and gpuadvisor "
+        "estimates it from the model you name.",
+        convert=memory_gib,
+        units=("gib", "gb", "g", "mib"),
     ),
+    *(Question(*spec) for spec in MODEL_QUESTIONS),
     Question(
         "workload.concurrent_jobs",
         "How many separate jobs (or users, or copies of the model) should run at the same time?",
@@ -176,8 +190,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
     Question(
         "workload.sharded_data_parallel",
         "Does that job shard its model state over the GPUs (FSDP or ZeRO stage 3)?",
-        "Without sharding every GPU holds a full copy of the model, so a bigger model "
-        "needs bigger cards, not more of them; if unsure, answer no.",
+        "Without sharding every GPU holds a full copy: bigger cards, not more; if unsure, no.",
         when=lambda a: a["workload.parallelism"] == "data-parallel",
     ),
     Question(
@@ -213,6 +226,14 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "Many small files slow reading down whatever GPU you buy, above all over a "
         "network; if unsure, answer no.",
         when=lambda a: _reads_data(a) and a["workload.io_pattern"] != "in-memory",
+    ),
+    Question(
+        "workload.needs_fp64",
+        "Does the solver compute in double precision (FP64), as many CFD, FEA and "
+        "chemistry codes do?",
+        "Most graphics and professional cards run FP64 at 1/64 of their normal speed; only "
+        "data-center cards such as A100 and H100 run it fast; if unsure, answer no.",
+        when=lambda a: a["workload.kind"] in ("simulation", "cad-cae", "mixed"),
     ),
     Question(
         "requirements.ecc",
@@ -263,6 +284,19 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         when=lambda a: a["workload.kind"] in SHARING_KINDS,
     ),
     Question(
+        "requirements.vgpu_edition",
+        "Which NVIDIA vGPU edition will the users need?",
+        "Editions differ in what runs and in licence price (vWS costs several times vPC), and "
+        "compute-only cards support only vCS; if unsure, answer none.",
+        when=lambda a: bool(a["requirements.vgpu"]),
+        choices=(
+            ("none", "not decided: judged from the kind of work"),
+            ("vpc", "Virtual PC: office desktops, browsers, video"),
+            ("vws", "RTX Virtual Workstation: CAD and professional graphics"),
+            ("vcs", "Virtual Compute Server: compute VMs (AI, HPC)"),
+        ),
+    ),
+    Question(
         "requirements.lifecycle_years",
         "For how many years should the cards stay in service?",
         "Longer service favours cards with longer support and better reliability; if "
@@ -285,7 +319,8 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "platform.chassis",
         "What kind of computer or server will the cards go into?",
         "Size, cooling and power of the box limit which cards fit; if it is not decided "
-        "yet, answer unknown and the usual tower values are assumed.",
+        "yet, answer unknown: the profile then says it is not known, and the report that "
+        "the usual tower values were assumed.",
         choices=(
             ("tower", "an office-style PC case"),
             ("workstation", "a professional deskside workstation"),
@@ -299,7 +334,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "platform.airflow",
         "How does air move through that box?",
         "Some cards need server airflow, others a roomy case; if unsure, keep the suggestion.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         choices=(
             ("open", "a roomy case with fans; air moves freely"),
             ("front-to-back", "server airflow: cool air in at the front, out at the back"),
@@ -312,14 +347,14 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "How many slots wide may one card be (a 'dual-slot' card is 2)?",
         "A card thicker than the space available does not fit; if unsure, ask IT or the "
         "vendor of the box.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         units=("slots", "slot"),
     ),
     Question(
         "platform.gpu_count_max",
         "How many GPU cards can that box take at most?",
         "Buying more cards than fit is wasted money; if unsure, ask IT or the vendor of the box.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         units=("cards", "card", "gpus", "gpu"),
     ),
     Question(
@@ -327,7 +362,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "How many watts of power are left over for the GPUs in that box?",
         "Cards that draw more than the power supply can give crash or do not start; if "
         "unsure, ask IT or the vendor of the box.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         units=("watts", "watt", "w"),
     ),
     Question(
@@ -335,7 +370,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "How many slot positions can the GPUs take up together (a dual-slot card takes 2)?",
         "Wide cards add up: four triple-slot cards need 12 positions; if unsure, answer 0 "
         "and the usual spacing for that box is assumed.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         units=("slots", "slot"),
     ),
     Question(
@@ -343,7 +378,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "What is the wall circuit the machine plugs into rated for, in watts (0 if unknown)?",
         "A normal 15 A / 120 V office circuit (1,800 W) caps a workstation before its power "
         "supply does; if unsure, answer 0.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         units=("watts", "watt", "w"),
     ),
     Question(
@@ -351,28 +386,29 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "May the cards be power-limited (a few per cent slower) to fit the power or the heat?",
         "Limiting cards to 80-90 % of their rated power costs little speed and can let more "
         "cards fit; if unsure, answer no.",
-        when=_chassis_known,
+        depends_on=CHASSIS,
     ),
     Question(
         "platform.cpu_sockets",
         "How many CPU sockets (processors) does that machine have?",
         "With two, cards attached to different processors talk to each other slowly; if "
         "unsure, answer 1 (most towers and workstations).",
-        when=_chassis_known,
+        depends_on=CHASSIS,
     ),
     Question(
         "platform.pcie_gen",
         "Which PCIe generation are the card slots (3, 4 or 5)?",
         "Older slots slow down moving data to the card; if unsure, answer 4 (most machines "
         "built since 2020).",
-        when=_chassis_known,
+        depends_on=CHASSIS,
         convert=lambda text: re.sub(r"^(pcie|pci-e|gen)\s*", "", text.strip().lower()),
     ),
     Question(
         "platform.nvlink_possible",
         "Can that box take an NVLink bridge between two cards?",
         "A bridge speeds up jobs spread over several cards; if unsure, answer no.",
-        when=lambda a: _chassis_known(a) and _multi_gpu(a),
+        when=_multi_gpu,
+        depends_on=CHASSIS,
     ),
     Question(
         "team.multi_gpu_experience",

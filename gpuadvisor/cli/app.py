@@ -16,6 +16,8 @@ from gpuadvisor.cli import (
     commands_meta,
     commands_profile,
     commands_rules,
+    commands_sizing,
+    commands_web,
 )
 from gpuadvisor.errors import GpuAdvisorError, InternalError
 
@@ -40,9 +42,11 @@ app.add_typer(catalog_app, name="catalog")
 app.command()(commands_profile.init)
 app.command()(commands_profile.ask)
 app.command()(commands_profile.advise)
+app.command()(commands_sizing.size)
 app.command()(commands_evidence.probe)
 app.command("import")(commands_evidence.import_)
 app.command()(commands_meta.schema)
+app.command()(commands_web.serve)
 rules_app.command("list")(commands_rules.rules_list)
 rules_app.command("explain")(commands_rules.rules_explain)
 rules_app.command("lint")(commands_rules.rules_lint)
@@ -52,6 +56,33 @@ catalog_app.command("list")(commands_catalog.catalog_list)
 catalog_app.command("show")(commands_catalog.catalog_show)
 catalog_app.command("lint")(commands_catalog.catalog_lint)
 app.command()(commands_meta.version)
+
+
+def _plain_arguments(command: Any) -> Any:
+    """``command`` (and its subcommands) with each argument that has a metavar shown
+    as just that metavar: ``FILE...``, not ``{FILE...}... <list[Path]>``.
+
+    Typer 0.2x's own help adds the Python type to every argument, and braces and dots
+    to the usage line, whatever the metavar says; the metavars here already say what
+    to type. Older Typer (on click) shows the metavar alone and has neither method.
+    """
+    for param in getattr(command, "params", ()):
+        metavar = getattr(param, "metavar", None)
+        if getattr(param, "param_type_name", "") != "argument" or not metavar:
+            continue
+        shown = metavar if param.required else f"[{metavar}]"
+        if hasattr(param, "display_type_rich"):
+            param.display_type_rich = lambda ctx: ""
+        if hasattr(param, "_usage_display_name"):
+            param._usage_display_name = lambda shown=shown: shown
+    for sub in getattr(command, "commands", {}).values():
+        _plain_arguments(sub)
+    return command
+
+
+def whole_command() -> Any:
+    """The click command of the whole application."""
+    return _plain_arguments(typer.main.get_command(app))
 
 
 def _command_for(args: list[str]) -> Any:
@@ -74,8 +105,8 @@ def _command_for(args: list[str]) -> Any:
                 # Two commands or a callback make Typer build a group (a single
                 # command would run without its name).
                 one.callback()(_no_options)
-                return typer.main.get_command(one)
-    return typer.main.get_command(app)
+                return _plain_arguments(typer.main.get_command(one))
+    return whole_command()
 
 
 def _no_options() -> None:

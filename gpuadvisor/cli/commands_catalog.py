@@ -33,10 +33,27 @@ def catalog_list(
     max_slots: Annotated[float | None, typer.Option("--max-slots")] = None,
     max_power: Annotated[float | None, typer.Option("--max-power", help="W")] = None,
     max_price: Annotated[float | None, typer.Option("--max-price", help="USD")] = None,
+    status: Annotated[
+        str | None, typer.Option(help="current | discontinued | eol (can still be bought?)")
+    ] = None,
+    vgpu_edition: Annotated[
+        str | None, typer.Option("--vgpu-edition", help="vpc | vws | vcs (NVIDIA vGPU edition)")
+    ] = None,
 ) -> None:
-    """List SKUs, optionally filtered."""
+    """List SKUs, optionally filtered (an unpriced SKU never passes --max-price)."""
     from gpuadvisor.inputs.catalog import SkuFilter, filter_skus
-    from gpuadvisor.vocabulary import SEGMENTS
+    from gpuadvisor.vocabulary import SEGMENTS, SKU_STATUSES, VGPU_EDITIONS
+
+    if status is not None and status not in SKU_STATUSES:
+        raise InputError(
+            f"unknown status {status!r}", field="--status", hint=", ".join(SKU_STATUSES)
+        )
+    if vgpu_edition is not None and vgpu_edition not in VGPU_EDITIONS:
+        raise InputError(
+            f"unknown vGPU edition {vgpu_edition!r}",
+            field="--vgpu-edition",
+            hint=", ".join(VGPU_EDITIONS),
+        )
 
     if segment is not None and segment not in SEGMENTS:
         raise InputError(
@@ -63,6 +80,8 @@ def catalog_list(
         max_slot_width=max_slots,
         max_tdp_w=max_power,
         max_price_usd=max_price,
+        status=status,
+        vgpu_edition=vgpu_edition,
     )
     skus = filter_skus(load_overlaid_catalog(catalog).skus, wanted)
     if fmt is ListFormat.json:
@@ -70,37 +89,51 @@ def catalog_list(
         return
     header = (
         f"{'id':38} {'segment':12} {'VRAM':>6} {'GB/s':>6} {'ECC':>4} {'cool':9} "
-        f"{'W':>5} {'USD':>8}"
+        f"{'W':>5} {'USD':>8} {'status':12} vGPU"
     )
     typer.echo(header)
     for s in skus:
+        price = "quote" if s.price_usd is None else f"{s.price_usd:,.0f}"
+        editions = ",".join(s.vgpu_editions or ()) or "-"
         typer.echo(
             f"{s.id:38} {s.segment:12} {s.vram_gib:6.0f} {s.memory_bandwidth_gbs:6.0f} "
-            f"{'yes' if s.ecc else 'no':>4} {s.cooling:9} {s.tdp_w:5.0f} {s.price_usd:8,.0f}"
+            f"{'yes' if s.ecc else 'no':>4} {s.cooling:9} {s.tdp_w:5.0f} {price:>8} "
+            f"{s.status or 'unknown':12} {editions}"
         )
 
 
 def catalog_show(
-    sku_id: Annotated[str, typer.Argument(help="SKU id.")], catalog: CatalogOpt = None
+    sku_id: Annotated[str, typer.Argument(metavar="SKU", help="SKU id.")],
+    catalog: CatalogOpt = None,
 ) -> None:
     """Show every field of one SKU with its cited sources."""
     sku = load_overlaid_catalog(catalog).get(sku_id)
     data = sku.model_dump(mode="json")
     cite = data.pop("cite")
     disputes = data.pop("disputes")
+    weak = data.pop("weak_sources")
+    certified = data.pop("certified_for")
     for key, value in data.items():
         note = f"   [{cite[key]}]" if key in cite else ""
         typer.echo(f"{key:22} {value}{note}")
+    for entry in certified:
+        release = f" {entry['release']}" if entry["release"] else ""
+        typer.echo(f"certified for {entry['app']}{release}   [{entry['source']}]")
     for key, text in disputes.items():
         typer.echo(f"dispute on {key}: {text}")
+    for key, text in weak.items():
+        typer.echo(f"weak source for {key}: {text}")
 
 
 def catalog_lint(catalog: CatalogOpt = None) -> None:
-    """Check schema, units, sources, dated prices and unique ids."""
-    from gpuadvisor.inputs.catalog import lint_catalog
+    """Check schema, units, sources, dated prices, status, vGPU editions, FP64 and unique
+    ids; warn on old prices (see README, "Catalog lint")."""
+    from gpuadvisor.inputs.catalog_lint import lint_catalog, lint_warnings
 
     loaded = load_overlaid_catalog(catalog)
     problems = lint_catalog(loaded)
+    for warning in lint_warnings(loaded):
+        typer.echo(f"warning: {warning}", err=True)
     for problem in problems:
         typer.echo(problem, err=True)
     if problems:

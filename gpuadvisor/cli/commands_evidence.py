@@ -71,7 +71,8 @@ def probe(
 
 def import_(
     files: Annotated[
-        list[Path], typer.Argument(help="Captured outputs (format detected from content).")
+        list[Path],
+        typer.Argument(metavar="FILE...", help="Captured outputs (format detected from content)."),
     ],
     output: OutputOpt = None,
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,20 +18,36 @@ from gpuadvisor.errors import InputError
 
 def init(
     example: Annotated[
-        str | None, typer.Option("--example", help="Start from a worked example (see --list).")
+        str | None,
+        typer.Option("--example", metavar="NAME", help="Start from a worked example (see --list)."),
     ] = None,
     list_examples: Annotated[
         bool, typer.Option("--list", help="List the worked examples and exit.")
     ] = False,
     output: OutputOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the -o file if it exists already.")
+    ] = False,
 ) -> None:
-    """Write a commented profile template, or a worked example."""
+    """Write a commented profile template, or a worked example.
+
+    An existing -o file (an edited profile, say) is never replaced without --force.
+    """
     from gpuadvisor.inputs import examples
 
     if list_examples:
         for name, title in examples.list_examples():
             typer.echo(f"{name:32} {title}")
         return
+    not_an_input(output, [])
+    # A regular file only: a device such as /dev/null is written through, not replaced.
+    if output is not None and not force and output.is_file():
+        raise InputError(
+            "the file exists already; init does not replace it",
+            file=str(output),
+            field="-o",
+            hint="add --force to replace it, or write to another file",
+        )
     text = examples.example_text(example) if example else examples.template_text()
     emit(text, output)
 
@@ -44,6 +61,8 @@ class _StdioDialogue:
 
     def __init__(self) -> None:
         self._echo = not sys.stdin.isatty()
+        #: Answers come from a script, not a person: never ask one question forever.
+        self.scripted = self._echo
         # Bytes that are not UTF-8 become an answer that is refused and asked again,
         # rather than a UnicodeDecodeError out of readline().
         reconfigure = getattr(sys.stdin, "reconfigure", None)
@@ -67,12 +86,49 @@ class _StdioDialogue:
         return line
 
 
+#: A report is never TOML, so with --advise an -o FILE.toml (and no --profile-out) is
+#: the profile, as it is without --advise.
+PROFILE_SUFFIX = ".toml"
+
+
+def _ask_outputs(
+    output: Path | None, profile_out: Path | None, then_advise: bool
+) -> tuple[Path | None, Path | None]:
+    """(where the profile goes, where the report goes) for ``ask``'s options.
+
+    Without --advise, -o is the profile. With --advise, -o is the report (as for
+    ``advise``) and --profile-out the profile; an -o ending in .toml stays the profile
+    when --profile-out is not given.
+    """
+    if not then_advise:
+        if output is not None and profile_out is not None:
+            raise InputError(
+                "-o and --profile-out both name the profile; give one of them",
+                field="--profile-out",
+            )
+        return (profile_out or output), None
+    if profile_out is None and output is not None and output.suffix.lower() == PROFILE_SUFFIX:
+        return output, None
+    return profile_out, output
+
+
 def ask(
-    output: OutputOpt = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            metavar="FILE",
+            help="Write here (atomically) instead of stdout: the profile; with --advise, "
+            "the report (a FILE.toml stays the profile unless --profile-out is given).",
+        ),
+    ] = None,
     start: Annotated[
         Path | None,
         typer.Option(
-            "--from", help="Start from this profile (TOML/JSON, may be partial); ask the rest."
+            "--from",
+            metavar="FILE",
+            help="Start from this profile (TOML/JSON, may be partial); ask the rest.",
         ),
     ] = None,
     then_advise: Annotated[
@@ -81,57 +137,103 @@ def ask(
     fmt: Annotated[
         ReportFormat | None, typer.Option("--format", "-f", help="Report format (with --advise).")
     ] = None,
+    profile_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--profile-out",
+            metavar="FILE",
+            help="Write the profile here (atomically); with --advise, -o is the report.",
+        ),
+    ] = None,
     catalog: CatalogOpt = None,
     rules: RulesOpt = None,
 ) -> None:
     """Build a profile by answering questions in plain language, one at a time.
 
     Answers may come from a terminal or, one per line, from stdin (an empty line takes
-    the default). The profile goes to -o FILE, else to stdout.
+    the default; a script that leaves a needed answer empty or keeps giving wrong ones
+    ends with exit 2 naming the question). The profile goes to -o FILE (or
+    --profile-out FILE), else to stdout. With --advise the report follows: on stdout,
+    or in -o FILE in any --format, the profile then going to --profile-out FILE.
     """
-    from gpuadvisor.ask import interview, profile_document
+    from gpuadvisor.ask import profile_document, run_interview
 
     if fmt is not None and not then_advise:
         raise InputError("--format only applies together with --advise", field="--format")
+    profile_path, report_path = _ask_outputs(output, profile_out, then_advise)
+    report_format = fmt or ReportFormat.md
+    if then_advise and report_format is ReportFormat.pdf and report_path is None:
+        raise InputError(
+            "PDF output needs a file: add -o FILE.pdf (with --advise, -o names the report; "
+            "--profile-out FILE.toml the profile)",
+            field="--format pdf",
+        )
+    inputs = [start] if start is not None else []
+    not_an_input(profile_path, [])
+    not_an_input(report_path, inputs)
+    if profile_path is not None and report_path is not None:
+        same = profile_path.resolve() == report_path.resolve() or (
+            profile_path.exists()
+            and report_path.exists()
+            and os.path.samefile(profile_path, report_path)
+        )
+        if same:
+            raise InputError(
+                "the report would overwrite the profile: -o and --profile-out name one file",
+                file=str(report_path),
+                field="-o",
+            )
     document: dict[str, Any] | None = None
     text: str | None = None
-    not_an_input(output, [])
     if start is not None:
         from gpuadvisor.inputs.textio import load_document
 
         document, text = load_document(start)
-    profile = interview(
-        _StdioDialogue(),
+    dialogue = _StdioDialogue()
+    answered = run_interview(
+        dialogue,
         start=document,
         start_name=str(start) if start is not None else "",
         start_text=text,
+        scripted=dialogue.scripted,
     )
-    written = profile_document(profile)
-    if output is not None:
-        emit(written, output)
+    profile = answered.profile
+    written = profile_document(profile, answered.unknown)
+    if profile_path is not None:
+        emit(written, profile_path)
     elif not then_advise:
         emit(written, None)
     else:
-        typer.echo("note: the answers are not saved; add -o FILE to keep them", err=True)
+        typer.echo(
+            "note: the answers are not saved; add --profile-out FILE "
+            "(or -o FILE.toml) to keep them",
+            err=True,
+        )
     if then_advise:
-        from gpuadvisor.pipeline import advise_profile
+        from gpuadvisor.pipeline import advise_profile, size_profile
         from gpuadvisor.render.report import render
 
         decision = advise_profile(
             profile,
             profile_sha256=hashlib.sha256(written.encode("utf-8")).hexdigest(),
-            profile_file=output.name if output is not None else "(gpuadvisor ask)",
+            profile_file=profile_path.name if profile_path is not None else "(gpuadvisor ask)",
             catalog_overlays=catalog or [],
             rules_overlays=rules or [],
+            # hf_config is relative to the written profile, as `advise` will read it.
+            sizing=size_profile(profile, output) if output is not None else None,
         )
-        emit(render(decision, (fmt or ReportFormat.md).value), None)
+        emit(render(decision, report_format.value), report_path)
 
 
 def advise(
-    profile: Annotated[Path, typer.Argument(help="Workload profile (TOML or JSON).")],
+    profile: Annotated[
+        Path, typer.Argument(metavar="PROFILE", help="Workload profile (TOML or JSON).")
+    ],
     evidence: Annotated[
         list[Path] | None,
-        typer.Option("--evidence", "-e", help="Captured host evidence (repeatable)."),
+        typer.Option(
+            "--evidence", "-e", metavar="FILE", help="Captured host evidence (repeatable)."
+        ),
     ] = None,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = (
         ReportFormat.md
@@ -146,6 +248,7 @@ def advise(
         Path | None,
         typer.Option(
             "--template",
+            metavar="DIR",
             help="Organisation report templates (logo, colours, cover); missing files "
             "fall back to the bundled ones.",
         ),

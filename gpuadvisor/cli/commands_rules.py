@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -36,16 +37,45 @@ def rules_list(
 
 
 def rules_explain(
-    rule_id: Annotated[str, typer.Argument(help="Rule id (or old alias).")], rules: RulesOpt = None
+    rule_id: Annotated[
+        str, typer.Argument(metavar="ID", help="Rule id or old alias, in any case (vram-001).")
+    ],
+    rules: RulesOpt = None,
 ) -> None:
     """Print a rule's own documentation: what it checks, why, what to do, its examples."""
     from gpuadvisor.decision.explain import explain_rule
 
-    typer.echo(explain_rule(load_overlaid_rules(rules).get(rule_id)))
+    base = load_overlaid_rules(rules)
+    typer.echo(explain_rule(base.get(rule_id_in(base, rule_id))))
+
+
+def rule_id_in(base: Any, typed: str) -> str:
+    """The id (or alias) of ``base`` that ``typed`` names, whatever its case; an
+    InputError with the closest ids when there is none."""
+    names: dict[str, str] = {}
+    for rule in base.rules:
+        for name in (rule.id, *rule.data.aliases):
+            names.setdefault(name.upper(), name)
+    wanted = typed.strip().upper()
+    if wanted in names:
+        return names[wanted]
+    close = difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.6)
+    # Every id ends in -NNN, so a weak match is only the number: offer the strong ones.
+    close = close[:1] + [
+        c for c in close[1:] if difflib.SequenceMatcher(None, wanted, c).ratio() >= 0.8
+    ]
+    hint = "`gpuadvisor rules list` lists every rule."
+    if close:
+        others = ", ".join(f"'{names[c]}'" for c in close[1:])
+        hint = f"did you mean '{names[close[0]]}'?" + (f" (or {others})" if others else "")
+        hint += " `gpuadvisor rules list` lists every rule."
+    raise InputError(f"no rule {typed!r}", hint=hint)
 
 
 def rules_lint(
-    folder: Annotated[Path | None, typer.Argument(help="Rules folder (default: bundled).")] = None,
+    folder: Annotated[
+        Path | None, typer.Argument(metavar="DIR", help="Rules folder (default: bundled).")
+    ] = None,
 ) -> None:
     """Refuse rules without rationale, action, category or passing examples."""
     from gpuadvisor.engine.rulecheck import lint_rules

@@ -32,14 +32,19 @@ class SchemaName(str, enum.Enum):
 
 CatalogOpt = Annotated[
     list[Path] | None,
-    typer.Option("--catalog", help="Organisation catalog overlay folder (repeatable)."),
+    typer.Option(
+        "--catalog", metavar="DIR", help="Organisation catalog overlay folder (repeatable)."
+    ),
 ]
 RulesOpt = Annotated[
     list[Path] | None,
-    typer.Option("--rules", help="Organisation rules overlay folder (repeatable)."),
+    typer.Option("--rules", metavar="DIR", help="Organisation rules overlay folder (repeatable)."),
 ]
 OutputOpt = Annotated[
-    Path | None, typer.Option("-o", "--output", help="Write here (atomically) instead of stdout.")
+    Path | None,
+    typer.Option(
+        "-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout."
+    ),
 ]
 
 

@@ -8,15 +8,19 @@ the engine only computes. Output models are validated as they are built.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuadvisor import __version__
+from gpuadvisor.decision.dates import report_date
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
+from gpuadvisor.decision.market import market_assumptions
 from gpuadvisor.decision.model import (
     Alternative,
     Decision,
+    EvidenceConflict,
     EvidenceRef,
     FixFirst,
     Inputs,
@@ -27,6 +31,7 @@ from gpuadvisor.decision.model import (
     Recommendation,
     Rejected,
     Sensitivity,
+    Sizing,
 )
 from gpuadvisor.decision.purchase import (
     PickContext,
@@ -37,28 +42,35 @@ from gpuadvisor.decision.purchase import (
     make_pick,
     ranking_text,
     shape_phrase,
+    shown_options,
 )
 from gpuadvisor.decision.situation import engine_findings
 from gpuadvisor.engine.core import Core, Engine, Outcome, PairResult
 from gpuadvisor.engine.costs import ASSUMPTIONS
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
+from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import CLASSES, format_value
 
-PICKS_SHOWN = 3
+if TYPE_CHECKING:
+    from gpuadvisor.sizing.estimate import MemoryEstimate
 
 
-def _picks(pair: PairResult, core: Core, engine: Engine, shown: int) -> tuple[Pick, ...]:
-    """The first ``shown`` options of a pair as picks, each why from its rank terms."""
-    ranked = list(pair.ranked)
-    ctx = PickContext(core.facts, engine.rules.policy, ranked)
-    return tuple(
-        make_pick(option, rank, ctx) for rank, option in enumerate(ranked[:shown], start=1)
-    )
+def _picks(
+    pair: PairResult,
+    core: Core,
+    engine: Engine,
+    shown: list[tuple[int, Option]],
+    sizing: MemoryEstimate | None,
+    as_of: dt.date | None,
+) -> tuple[Pick, ...]:
+    """The shown options of a pair as picks, each why from its rank terms."""
+    ctx = PickContext(core.facts, engine.rules.policy, list(pair.ranked), sizing, as_of)
+    return tuple(make_pick(option, rank, ctx) for rank, option in shown)
 
 
 def _lower_first(text: str) -> str:
@@ -107,9 +119,11 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
         verb = "Add" if top.action == "add" else "Buy"
         if top.action == "replace":
             verb = "Replace the cards in the host with"
+        total = top.total_price_usd
+        price = "price on quote" if total is None else f"about ${total:,.0f}"
         text = (
             f"{verb} {shape_phrase(top, facts)} ({format_value(top.sku.vram_gib)} GiB{each}, "
-            f"{top.sku.segment} class, about ${top.total_price_usd:,.0f}): {_reason(core)}."
+            f"{top.sku.segment} class, {price}): {_reason(core)}."
         )
     capacity = capacity_of(top, facts)
     if capacity is not None and capacity.shortfall:
@@ -195,7 +209,9 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
     return None
 
 
-def _alternatives(core: Core, engine: Engine) -> list[Alternative]:
+def _alternatives(
+    core: Core, engine: Engine, sizing: MemoryEstimate | None, as_of: dt.date | None
+) -> list[Alternative]:
     alternatives = []
     for pair in sorted(
         core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
@@ -203,7 +219,9 @@ def _alternatives(core: Core, engine: Engine) -> list[Alternative]:
         if pair is core.chosen or not (pair.ranked or pair.elimination_counts):
             continue  # the chosen pair, or a kind of purchase no option was made for
         counts = pair.elimination_counts
-        picks = _picks(pair, core, engine, 1)
+        picks = _picks(
+            pair, core, engine, [(1, pair.ranked[0])] if pair.ranked else [], sizing, as_of
+        )
         alternatives.append(
             Alternative(
                 shape=pair.shape,
@@ -279,6 +297,24 @@ class Advisor:
         self.book = Phrasebook()
 
 
+def unstated_platform(profile: Profile) -> tuple[str, ...]:
+    """The assumption a profile without a chassis rests on (``ask``'s "unknown", or a
+    file without one): the platform defaults that applied instead, named."""
+    platform = profile.platform
+    if "chassis" in platform.model_fields_set:
+        return ()
+    assumed = ", ".join(
+        f"{name} = {format_value(getattr(platform, name))}"
+        for name in type(platform).model_fields
+        if name not in platform.model_fields_set
+    )
+    return (
+        "The chassis was not stated (not known yet), so the profile's defaults for the "
+        f"platform were assumed: {assumed}. Check the picks against the real box, or "
+        "state [platform] and run again.",
+    )
+
+
 def decide(
     profile: Profile,
     engine: Engine | Advisor,
@@ -289,11 +325,17 @@ def decide(
     evidence: tuple[EvidenceRef, ...] = (),
     measured_gpus: tuple[MeasuredGpu, ...] = (),
     sensitivity: bool = True,
+    evidence_conflicts: tuple[EvidenceConflict, ...] = (),
+    as_of: dt.date | None = None,
 ) -> Decision:
     """The decision/v1 document for these facts: the engine's conclusion, phrased.
 
     Given an :class:`Engine` alone, nothing phrased is kept for later decisions.
+    ``as_of`` is the decision's date, which prices' ages are counted to and the report
+    carries (default: ``SOURCE_DATE_EPOCH``'s day when set, else today).
     """
+    if as_of is None:
+        as_of = dt.date.fromisoformat(report_date())
     advisor = engine if isinstance(engine, Advisor) else Advisor(engine)
     engine = advisor.engine
     core = engine.run(facts.values)
@@ -304,10 +346,15 @@ def decide(
     findings = [*findings[:first], *engine_findings(core, facts), *findings[first:]]
     confidence, near_tie = _confidence(core)
     top = core.top
-    picks = _picks(core.chosen, core, engine, PICKS_SHOWN)
+    shown = shown_options(core.chosen.ranked)
+    picks = _picks(core.chosen, core, engine, shown, facts.sizing, as_of)
     enough = (
         enough_of(
-            core, PickContext(core.facts, engine.rules.policy, list(core.chosen.ranked)), *picks[:1]
+            core,
+            PickContext(
+                core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
+            ),
+            *picks[:1],
         )
         if picks
         else None
@@ -336,25 +383,51 @@ def decide(
         findings=tuple(findings),
         picks=picks,
         rejected=tuple(_rejections(core)),
-        alternatives=tuple(_alternatives(core, engine)),
+        alternatives=tuple(_alternatives(core, engine, facts.sizing, as_of)),
         sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
         scores={
             "shape": {str(k): v for k, v in core.shape_scores.items()},
             "class": {str(k): v for k, v in core.class_scores.items()},
         },
-        assumptions=ASSUMPTIONS,
+        assumptions=ASSUMPTIONS
+        + unstated_platform(profile)
+        + market_assumptions(
+            (option for _, option in shown),
+            core.active_constraints,
+            core.facts,
+            profile.requirements.isv_apps,
+            engine.catalog,
+        ),
         measured=measured_facts(facts),
         gpus=measured_gpus,
         vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
         lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
         inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),
         provenance=Provenance(
-            gpuadvisor=__version__, catalog=engine.catalog.version, rules=engine.rules.version
+            gpuadvisor=__version__,
+            catalog=engine.catalog.version,
+            rules=engine.rules.version,
+            generated_at=as_of.isoformat(),
         ),
         enough=enough,
+        evidence_conflicts=evidence_conflicts,
+        sizing=_sizing(profile, facts),
     )
 
 
 def _action_without_pick(core: Core) -> str:
     count = core.facts.get("host.gpu_count")
     return "replace" if isinstance(count, (int, float)) and count >= 1 else "new"
+
+
+def _sizing(profile: Profile, facts: FactSet) -> Sizing:
+    """The decision's ``sizing``; the estimator is loaded only for a described model."""
+    if facts.sizing is None:
+        return Sizing(
+            vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
+            source="stated",
+            breakdown={},
+        )
+    from gpuadvisor.decision.sizing import sizing_of
+
+    return sizing_of(profile, facts)

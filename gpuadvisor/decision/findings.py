@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst
+from gpuadvisor.decision.words import SHARE_UNIT, format_measure
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
@@ -18,8 +19,16 @@ from gpuadvisor.vocabulary import SEVERITY_ORDER, format_value
 
 
 def fill(template: str, facts: Mapping[str, Value]) -> str:
-    """A rule's text with each ``{fact.name}`` placeholder replaced by the fact's value."""
-    return PLACEHOLDER.sub(lambda m: format_value(facts.get(m.group(1))), template)
+    """A rule's text with each ``{fact.name}`` placeholder replaced by the fact's value
+    (a share of readings as a percentage, never a bare number that reads as a count)."""
+    return PLACEHOLDER.sub(lambda m: _shown(m.group(1), facts.get(m.group(1))), template)
+
+
+def _shown(name: str, value: Value) -> str:
+    spec = FACTS_BY_NAME.get(name)
+    if spec is not None and spec.unit == SHARE_UNIT:
+        return format_measure(value, SHARE_UNIT)
+    return format_value(value)
 
 
 def _fact_values(rule: Rule, facts: FactSet) -> tuple[FactValue, ...]:
@@ -38,11 +47,9 @@ def _fact_values(rule: Rule, facts: FactSet) -> tuple[FactValue, ...]:
 
 
 def _evidence_text(values: tuple[FactValue, ...]) -> str:
-    parts = []
-    for fact in values:
-        unit = f" {fact.unit}" if fact.unit and fact.value is not None else ""
-        parts.append(f"{fact.name} = {format_value(fact.value)}{unit} ({fact.source})")
-    return "; ".join(parts)
+    return "; ".join(
+        f"{fact.name} = {format_measure(fact.value, fact.unit)} ({fact.source})" for fact in values
+    )
 
 
 def _effect_text(rule: Rule) -> str:

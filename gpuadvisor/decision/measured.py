@@ -1,47 +1,93 @@
-"""A host snapshot's per-GPU readings, as the decision carries them to the reports.
+"""A host snapshot's per-GPU readings and its evidence conflicts, as the decision carries
+them to the reports.
 
-Pure: host/v1 models in, :class:`~gpuadvisor.decision.model.MeasuredGpu` out. Each value names
-the evidence file(s) it came from (the snapshot's provenance), so a report can show
-"88 °C (nvidia-smi-q.txt)" next to the conclusion it supports.
+Pure: host/v1 models in, :class:`~gpuadvisor.decision.model.MeasuredGpu` and
+:class:`~gpuadvisor.decision.model.EvidenceConflict` out. Each value names the evidence
+file it came from (the GPU's own provenance, field by field), so a report can show
+"88 °C (nvidia-smi-q.txt)" next to the conclusion it supports, and not every file that
+said anything about the GPU.
 """
 
 from __future__ import annotations
 
-from gpuadvisor.decision.model import FactValue, MeasuredGpu, Sample
+from gpuadvisor.decision.model import (
+    ConflictingValue,
+    EvidenceConflict,
+    FactValue,
+    MeasuredGpu,
+    Sample,
+)
+from gpuadvisor.decision.words import format_share
 from gpuadvisor.host.schema import Gpu, HostSnapshot
 
 
-def _source(snapshot: HostSnapshot, part: str) -> str:
+def _source(snapshot: HostSnapshot, gpu: Gpu, paths: tuple[str, ...], part: str) -> str:
+    """The file(s) the shown value came from: the GPU's record for each field path it
+    shows; else (a snapshot made without merging) the files that filled the part, else
+    every evidence file."""
+    cited = [gpu.provenance[p] for p in paths if p in gpu.provenance]
+    if cited:
+        return ", ".join(dict.fromkeys(cited))
     files = snapshot.provenance.get(f"gpus.{part}") or [s.file for s in snapshot.sources]
     return ", ".join(files)
 
 
-def _values(gpu: Gpu, snapshot: HostSnapshot) -> tuple[FactValue, ...]:
-    rows: list[tuple[str, float | int | bool | str | None, str, str]] = [
-        ("memory total", _gib(gpu.memory_total_mib), "GiB", "memory_total_mib"),
-        ("memory used", _gib(gpu.memory_used_mib), "GiB", "memory_used_mib"),
-        ("utilisation", gpu.utilisation.gpu_pct, "%", "utilisation"),
-        ("temperature", gpu.temperature.gpu_c, "°C", "temperature"),
-        ("slowdown temperature", gpu.temperature.slowdown_c, "°C", "temperature"),
-        ("shutdown temperature", gpu.temperature.shutdown_c, "°C", "temperature"),
-        ("power draw", gpu.power.draw_w, "W", "power"),
-        ("power limit", gpu.power.enforced_limit_w or gpu.power.limit_w, "W", "power"),
-        ("SM clock", gpu.clocks.sm_mhz, "MHz", "clocks"),
-        ("max SM clock", gpu.clocks.max_sm_mhz, "MHz", "clocks"),
-        ("PCIe generation", _pair(gpu.pcie.gen_current, gpu.pcie.gen_max), "current/max", "pcie"),
+Row = tuple[str, float | int | bool | str | None, str, tuple[str, ...]]
+
+
+def _rows(gpu: Gpu) -> list[Row]:
+    """(name, value, unit, the field paths the value is made of)."""
+    limit_path = "power.enforced_limit_w" if gpu.power.enforced_limit_w else "power.limit_w"
+    reasons, reason_paths = _reasons(gpu)
+    return [
+        ("memory total", _gib(gpu.memory_total_mib), "GiB", ("memory_total_mib",)),
+        ("memory used", _gib(gpu.memory_used_mib), "GiB", ("memory_used_mib",)),
+        ("utilisation", gpu.utilisation.gpu_pct, "%", ("utilisation.gpu_pct",)),
+        ("temperature", gpu.temperature.gpu_c, "°C", ("temperature.gpu_c",)),
+        (
+            "slowdown temperature",
+            gpu.temperature.slowdown_c,
+            "°C",
+            ("temperature.slowdown_c",),
+        ),
+        (
+            "shutdown temperature",
+            gpu.temperature.shutdown_c,
+            "°C",
+            ("temperature.shutdown_c",),
+        ),
+        ("power draw", gpu.power.draw_w, "W", ("power.draw_w",)),
+        ("power limit", gpu.power.enforced_limit_w or gpu.power.limit_w, "W", (limit_path,)),
+        ("SM clock", gpu.clocks.sm_mhz, "MHz", ("clocks.sm_mhz",)),
+        ("max SM clock", gpu.clocks.max_sm_mhz, "MHz", ("clocks.max_sm_mhz",)),
+        (
+            "PCIe generation",
+            _pair(gpu.pcie.gen_current, gpu.pcie.gen_max),
+            "current/max",
+            ("pcie.gen_current", "pcie.gen_max"),
+        ),
         (
             "PCIe width",
             _pair(gpu.pcie.width_current, gpu.pcie.width_max),
             "lanes current/max",
-            "pcie",
+            ("pcie.width_current", "pcie.width_max"),
         ),
-        ("ECC mode", gpu.ecc_mode, "", "ecc_mode"),
-        ("persistence mode", gpu.persistence_mode, "", "persistence_mode"),
-        ("clock-event reasons active", _reasons(gpu), "", "throttle_reasons"),
+        ("ECC mode", gpu.ecc_mode, "", ("ecc_mode",)),
+        ("persistence mode", gpu.persistence_mode, "", ("persistence_mode",)),
+        ("clock-event reasons active", reasons, "", reason_paths),
     ]
+
+
+def _values(gpu: Gpu, snapshot: HostSnapshot) -> tuple[FactValue, ...]:
     return tuple(
-        FactValue(name=name, value=value, unit=unit, source=_source(snapshot, part))
-        for name, value, unit, part in rows
+        FactValue(
+            name=name,
+            value=value,
+            unit=unit,
+            # The part a path lies in (``temperature``) is where the fallback looks.
+            source=_source(snapshot, gpu, paths, paths[0].split(".")[0]),
+        )
+        for name, value, unit, paths in _rows(gpu)
         if value is not None
     )
 
@@ -56,14 +102,19 @@ def _pair(current: int | None, maximum: int | None) -> str | None:
     return f"{current if current is not None else '?'}/{maximum if maximum is not None else '?'}"
 
 
-def _reasons(gpu: Gpu) -> str | None:
-    active = []
+def _reasons(gpu: Gpu) -> tuple[str | None, tuple[str, ...]]:
+    """The active clock-event reasons, each with what it rests on: the share of a sampled
+    window (dmon -s v, a probe) or the one snapshot that showed it active."""
+    active: list[str] = []
+    paths: list[str] = []
     for name, state in gpu.throttle_reasons.items():
         if state.fraction is not None and state.fraction > 0:
-            active.append(f"{name} ({state.fraction:.0%})")
+            active.append(f"{name} ({format_share(state.fraction)} of the window)")
+            paths.append(f"throttle_reasons.{name}.fraction")
         elif state.active:
-            active.append(name)
-    return ", ".join(active) if active else None
+            active.append(f"{name} (in the snapshot)")
+            paths.append(f"throttle_reasons.{name}.active")
+    return (", ".join(active) if active else None), tuple(paths) or ("throttle_reasons",)
 
 
 def measured_gpus(snapshot: HostSnapshot | None) -> tuple[MeasuredGpu, ...]:
@@ -88,7 +139,29 @@ def measured_gpus(snapshot: HostSnapshot | None) -> tuple[MeasuredGpu, ...]:
                 pci_bus_id=gpu.pci_bus_id,
                 values=_values(gpu, snapshot),
                 series=series,
-                series_source=_source(snapshot, "samples") if series else "",
+                series_source=_source(snapshot, gpu, ("samples",), "samples") if series else "",
             )
         )
     return tuple(gpus)
+
+
+def evidence_conflicts(snapshot: HostSnapshot | None) -> tuple[EvidenceConflict, ...]:
+    """Each value the evidence files disagree on, with every file's value (CONTRACT §6:
+    ``[{gpu, field, values: [{file, value}]}]``); the field is the path inside the GPU
+    for a GPU's value, the host/v1 path for a host-wide one."""
+    if snapshot is None:
+        return ()
+    found = []
+    for conflict in snapshot.conflicts:
+        field = conflict.field
+        prefix = f"gpus[{conflict.gpu}]."
+        if conflict.gpu is not None and field.startswith(prefix):
+            field = field[len(prefix) :]
+        found.append(
+            EvidenceConflict(
+                gpu=conflict.gpu,
+                field=field,
+                values=tuple(ConflictingValue(file=v.file, value=v.value) for v in conflict.values),
+            )
+        )
+    return tuple(found)

@@ -9,7 +9,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape
+from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape, SizingSource
 
 DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
 
@@ -100,17 +100,37 @@ class Finding(_Out):
     facts: tuple[FactValue, ...] = ()
 
 
+class PickSpeed(_Out):
+    """Bounds on how fast one instance of the language model runs on this purchase
+    (decode by memory bandwidth, prefill by compute): what it cannot beat, not a forecast."""
+
+    cards: int = Field(description="Cards one model instance spans.")
+    sequences: int = Field(description="Sequences in flight on the instance.")
+    prompt_tokens: int = Field(description="Prompt length the prefill bound is for.")
+    decode_ms_per_token: float = Field(description="At least this long between two tokens.")
+    decode_tokens_per_s: float = Field(description="At most this many tokens/s per sequence.")
+    decode_tokens_per_s_total: float = Field(
+        description="At most this many tokens/s over all sequences in flight."
+    )
+    prefill_s: float = Field(description="At least this long to read one full-length prompt.")
+    answer_tokens_within_slo: int | None = Field(
+        None,
+        description="At most this many answer tokens fit in workload.latency_slo_ms after a "
+        "full-length prompt (0: the prompt alone is slower); null without a target.",
+    )
+
+
 class Pick(_Out):
     sku: str
     name: str
     count: int
     jobs_served: int = Field(1, description="Concurrent jobs this purchase holds at once.")
-    price_usd: float
-    total_price_usd: float
+    price_usd: float | None = Field(description="Per card; null when the price is on quote.")
+    total_price_usd: float | None
     energy_cost_usd: float
     licence_cost_usd: float = Field(0.0, description="vGPU licences over the service life.")
-    lifecycle_cost_usd: float
-    price_date: str
+    lifecycle_cost_usd: float | None
+    price_date: str | None
     price_kind: str
     why: str
     segment: str
@@ -156,6 +176,19 @@ class Pick(_Out):
         description="usable: what a process can allocate; vgpu-profile: a share of the "
         "board's frame buffer cut by the vGPU manager (VDI).",
     )
+    speed: PickSpeed | None = Field(
+        None, description="Decode and prefill bounds, for a language model being served."
+    )
+    # -- market and catalog reality (CONTRACT §6) ------------------------------------
+    status: Literal["current", "discontinued", "eol", "unknown"] = Field(
+        "unknown", description="Whether the card can still be bought new."
+    )
+    status_date: str | None = Field(None, description="When the status was stated (YYYY-MM).")
+    price_age_days: int | None = Field(
+        None, description="Days from the price's date to the decision's date."
+    )
+    vgpu_editions: tuple[str, ...] = Field((), description="vGPU editions: vpc, vws, vcs.")
+    fp64_tflops: float | None = None
 
 
 class Alternative(_Out):
@@ -176,7 +209,10 @@ class EnoughCard(_Out):
 
     pick: Pick
     same_as_top: bool = Field(description="The recommendation is itself that option.")
-    extra_usd: float = Field(description="What the recommendation costs more, purchase price.")
+    extra_usd: float | None = Field(
+        description="What the recommendation costs more, purchase price; null when either "
+        "price is on quote."
+    )
     text: str = Field(description="The comparison in one sentence.")
 
 
@@ -216,6 +252,26 @@ class MeasuredGpu(_Out):
     series_source: str = Field("", description="The evidence file the samples came from.")
 
 
+class Sizing(_Out):
+    """The memory one job needs and where the figure comes from (CONTRACT §6)."""
+
+    vram_need_gib: float | None = Field(description="The figure the decision used.")
+    source: SizingSource = Field(
+        description="stated: vram_need_gib from the profile; derived: estimated from "
+        "[workload.model]."
+    )
+    breakdown: dict[str, float] = Field(
+        description="weights_gib, kv_cache_gib, activations_gib, gradients_gib, "
+        "optimizer_gib, overhead_gib; empty when the profile describes no model."
+    )
+    assumptions: tuple[str, ...] = ()
+    estimate_gib: float | None = Field(
+        None, description="The estimate from [workload.model] (shown beside a stated figure)."
+    )
+    model: str = Field("", description="The model described, in one line.")
+    formula: str = Field("", description="The breakdown as one sum, for reports.")
+
+
 class EvidenceRef(_Out):
     file: str
     kind: str
@@ -232,6 +288,28 @@ class Provenance(_Out):
     gpuadvisor: str
     catalog: str
     rules: str
+    generated_at: str = Field(
+        description="The report date, YYYY-MM-DD: from SOURCE_DATE_EPOCH when it is set, "
+        "else the day the decision was made."
+    )
+
+
+class ConflictingValue(_Out):
+    """What one evidence file said about a value other files report differently."""
+
+    file: str
+    value: str | float | int | bool
+
+
+class EvidenceConflict(_Out):
+    """Evidence files that disagree on one value (CONTRACT §6): the first file's value
+    is used, or, when they disagree on which card sits at a bus id, both cards are kept."""
+
+    gpu: str | None = Field(
+        description="The GPU's bus id (else UUID or 'index N'); null for a host-wide value."
+    )
+    field: str = Field(description="The value's path inside the GPU (or the host/v1 file).")
+    values: tuple[ConflictingValue, ...]
 
 
 class Meta(_Out):
@@ -272,6 +350,12 @@ class Decision(_Out):
         description="The cheapest option that meets every requirement (CONTRACT §6 item "
         "'enough card'); null when nothing fits.",
     )
+    evidence_conflicts: tuple[EvidenceConflict, ...] = Field(
+        (),
+        description="Values on which the evidence files disagree, each with every file's "
+        "value; [] when they agree.",
+    )
+    sizing: Sizing = Field(description="The memory one job needs, and how it was arrived at.")
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2) + "\n"

@@ -8,18 +8,24 @@ claim what the ranking did not weigh.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from gpuadvisor.decision.market import market_fields
 from gpuadvisor.decision.model import Capacity, EnoughCard, ExistingCards, MeasuredGpu, Pick
 from gpuadvisor.engine.capacity import number
 from gpuadvisor.engine.core import Core
-from gpuadvisor.engine.costs import CostTerms
+from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Link, Policy
 from gpuadvisor.engine.ranking import LATENCY_BAND, RankTerms, performance, rank_terms
 from gpuadvisor.vocabulary import format_value
+
+if TYPE_CHECKING:
+    from gpuadvisor.sizing.estimate import MemoryEstimate
 
 LINK_WORDS: dict[Link, str] = {
     "nvlink": "an NVLink bridge",
@@ -27,6 +33,21 @@ LINK_WORDS: dict[Link, str] = {
     "pcie-host": "host memory (no peer-to-peer between these cards)",
     "cross-socket": "the link between CPU sockets",
 }
+
+
+PICKS_SHOWN = 3
+
+
+def shown_options(ranked: tuple[Option, ...]) -> list[tuple[int, Option]]:
+    """The picks shown, with their rank: the first :data:`PICKS_SHOWN`, and the best
+    option on quote when none of those is (an unpriced card stays a candidate)."""
+    shown = list(enumerate(ranked[:PICKS_SHOWN], start=1))
+    if all(option.sku.priced for _, option in shown):
+        for rank, option in enumerate(ranked[PICKS_SHOWN:], start=PICKS_SHOWN + 1):
+            if not option.sku.priced:
+                shown.append((rank, option))
+                break
+    return shown
 
 
 def units(facts: Mapping[str, Value]) -> tuple[str, str]:
@@ -59,8 +80,17 @@ def _gib(value: float) -> str:
 class PickContext:
     """What phrasing the picks of one group needs, read once."""
 
-    def __init__(self, facts: Mapping[str, Value], policy: Policy, group: list[Option]) -> None:
+    def __init__(
+        self,
+        facts: Mapping[str, Value],
+        policy: Policy,
+        group: list[Option],
+        sizing: MemoryEstimate | None = None,
+        as_of: dt.date | None = None,
+    ) -> None:
         self.facts = facts
+        self.sizing = sizing
+        self.as_of = as_of
         self.policy = policy
         self.terms: Callable[[Option], RankTerms] = rank_terms(group, facts, policy)
         self.costs = CostTerms(facts)
@@ -75,8 +105,11 @@ def _why(option: Option, rank: int, t: RankTerms, ctx: PickContext) -> str:
     if t.buys_nothing:
         parts[0] += " with the cards already in the host (nothing to buy)"
     if ctx.objective == "throughput":
-        per_k = 1000 * t.throughput / t.lifecycle_usd if t.lifecycle_usd > 0 else 0.0
-        parts.append(f"{format_value(round(per_k, 2))} TFLOPS per $1,000 of lifecycle cost")
+        if t.lifecycle_usd is None:
+            parts.append("price on quote: ranked after the priced cards of its tier")
+        else:
+            per_k = 1000 * t.throughput / t.lifecycle_usd if t.lifecycle_usd > 0 else 0.0
+            parts.append(f"{format_value(round(per_k, 2))} TFLOPS per $1,000 of lifecycle cost")
     elif ctx.objective == "latency":
         where = "within" if t.in_band else "outside"
         parts.append(
@@ -114,10 +147,29 @@ def _why(option: Option, rank: int, t: RankTerms, ctx: PickContext) -> str:
             f"power-limited to {limit:,} W per card ({t.power_cut:.0%} below board power, "
             f"about {format_value(round(loss, 1))}% slower)"
         )
-    years = format_value(facts["requirements.lifecycle_years"])
-    licences = " and vGPU licences" if ctx.costs.licence_rate_usd else ""
-    parts.append(f"${t.lifecycle_usd:,.0f} over {years} years with electricity{licences}")
+    parts.append(_cost_words(option, t, ctx))
     return "; ".join(parts) + "."
+
+
+def _cost_words(option: Option, t: RankTerms, ctx: PickContext) -> str:
+    """``$X over N years with electricity and vWS licences``, or what is not priced."""
+    facts = ctx.facts
+    years = format_value(facts["requirements.lifecycle_years"])
+    licence = vgpu_licence(facts)
+    licences = ""
+    if licence is not None:
+        licences = (
+            f" and {licence[0]} licences"
+            if vgpu_licence_priced(facts)
+            else f"; {licence[0]} licences (priced per GPU) not included: no public price"
+        )
+    if t.lifecycle_usd is None:
+        running = ctx.costs.energy_usd(option) + ctx.costs.licence_usd(option)
+        return (
+            f"price on quote (budget not checked); ${running:,.0f} over {years} years for "
+            f"electricity{licences}"
+        )
+    return f"${t.lifecycle_usd:,.0f} over {years} years with electricity{licences}"
 
 
 def make_pick(option: Option, rank: int, ctx: PickContext) -> Pick:
@@ -129,6 +181,13 @@ def make_pick(option: Option, rank: int, ctx: PickContext) -> Pick:
     total = option.total_price_usd
     limit = math.floor(sku.tdp_w * (1 - t.power_cut)) if t.power_cut > 0 else None
     loss = ctx.policy.power.speed_loss_per_power_cut * t.power_cut * 100
+    why = _why(option, rank, t, ctx)
+    speed = None
+    if ctx.sizing is not None:
+        from gpuadvisor.decision.sizing import option_speed, speed_sentence
+
+        speed = option_speed(ctx.sizing, option, ctx.facts)
+        why += speed_sentence(speed, ctx.facts) if speed is not None else ""
     return Pick(
         sku=sku.id,
         name=sku.name,
@@ -138,10 +197,10 @@ def make_pick(option: Option, rank: int, ctx: PickContext) -> Pick:
         total_price_usd=total,
         energy_cost_usd=round(energy, 2),
         licence_cost_usd=round(licence, 2),
-        lifecycle_cost_usd=round(total + energy + licence, 2),
-        price_date=sku.price_date.isoformat(),
+        lifecycle_cost_usd=None if total is None else round(total + energy + licence, 2),
         price_kind=sku.price_kind,
-        why=_why(option, rank, t, ctx),
+        **market_fields(sku, ctx.as_of),
+        why=why,
         segment=sku.segment,
         vram_gib=sku.vram_gib,
         memory_bandwidth_gbs=sku.memory_bandwidth_gbs,
@@ -166,6 +225,7 @@ def make_pick(option: Option, rank: int, ctx: PickContext) -> Pick:
         memory_basis=(
             "vgpu-profile" if ctx.policy.counts_label(str(ctx.facts["workload.kind"])) else "usable"
         ),
+        speed=speed,
     )
 
 
@@ -262,9 +322,17 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
     costs = ctx.costs
     cheapest = min(
         candidates,
-        key=lambda o: (o.total_price_usd, costs.lifecycle_usd(o), o.cards, o.sku.id, o.key),
+        key=lambda o: (
+            _unpriced_last(o.total_price_usd),
+            _unpriced_last(costs.lifecycle_usd(o)),
+            o.cards,
+            o.sku.id,
+            o.key,
+        ),
     )
-    pick = make_pick(cheapest, 1, PickContext(ctx.facts, ctx.policy, [cheapest]))
+    pick = make_pick(
+        cheapest, 1, PickContext(ctx.facts, ctx.policy, [cheapest], ctx.sizing, ctx.as_of)
+    )
     pick = pick.model_copy(update={"why": pick.why.replace("#1: ", "", 1)})
     facts = ctx.facts
     phrase = "buying nothing" if cheapest.count == 0 else shape_phrase(cheapest, facts)
@@ -274,17 +342,32 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
             f"and serves {counted(top.jobs_served, facts)}."
         )
         return EnoughCard(pick=pick, same_as_top=True, extra_usd=0.0, text=text)
-    extra = top.total_price_usd - cheapest.total_price_usd
+    top_total, cheap_total = top.total_price_usd, cheapest.total_price_usd
+    extra = None if top_total is None or cheap_total is None else top_total - cheap_total
     gains = _gains(top, cheapest, core, ctx)
-    dearer = f"costs ${extra:,.0f} more" if extra >= 0.5 else "costs the same"
+    if extra is None:  # a price on quote: no difference to state
+        dearer = "may cost more or less (a price is on quote)"
+    else:
+        dearer = f"costs ${extra:,.0f} more" if extra >= 0.5 else "costs the same"
+    price = "price on quote" if cheap_total is None else f"${cheap_total:,.0f}"
     text = (
-        f"Enough for the need: {phrase} (${cheapest.total_price_usd:,.0f}) meets every "
+        f"Enough for the need: {phrase} ({price}) meets every "
         f"requirement and serves {counted(cheapest.jobs_served, facts)} too; the "
         f"recommendation {dearer} and buys "
         + (", ".join(gains) if gains else "nothing the ranking measures")
         + "."
     )
-    return EnoughCard(pick=pick, same_as_top=False, extra_usd=round(extra, 2), text=text)
+    return EnoughCard(
+        pick=pick,
+        same_as_top=False,
+        extra_usd=None if extra is None else round(extra, 2),
+        text=text,
+    )
+
+
+def _unpriced_last(price: float | None) -> tuple[float, float]:
+    """Sort key part: priced options by price, then those on quote."""
+    return (1.0, 0.0) if price is None else (0.0, price)
 
 
 def _pair_score(core: Core, option: Option) -> int:
@@ -307,7 +390,7 @@ def _gains(top: Option, cheap: Option, core: Core, ctx: PickContext) -> list[str
     if perf_top > perf_cheap * 1.05:
         gains.append(f"{perf_top / perf_cheap:.1f}× the compute")
     life_top, life_cheap = ctx.costs.lifecycle_usd(top), ctx.costs.lifecycle_usd(cheap)
-    if life_top < life_cheap:
+    if life_top is not None and life_cheap is not None and life_top < life_cheap:
         gains.append(f"${life_cheap - life_top:,.0f} less lifecycle cost")
     score_top, score_cheap = _pair_score(core, top), _pair_score(core, cheap)
     if (top.shape, top.sku.segment) != (cheap.shape, cheap.sku.segment) and score_top > score_cheap:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuadvisor.decision.model import Sensitivity
+from gpuadvisor.decision.model import Pick, Sensitivity
 from gpuadvisor.vocabulary import format_value
 
 
@@ -14,3 +14,69 @@ def describe_flip(flip: Sensitivity) -> str:
     if flip.direction == "down":
         return f"If {flip.input} falls to {at} (now {format_value(flip.current)}): {flip.to}."
     return f"If {flip.input} were {at} (now {format_value(flip.current)}): {flip.to}."
+
+
+#: The unit of a fact that is a share of readings (0..1): shown as a percentage.
+SHARE_UNIT = "share"
+
+
+def format_share(value: float) -> str:
+    """A share of readings (0..1) as a percentage: 0.625 -> '62.5 %', 1.0 -> '100 %'.
+    Never the bare number, which reads as a count ("active in 1 of samples")."""
+    return f"{format_value(round(value * 100, 1))} %"
+
+
+def format_measure(value: float | int | bool | str | None, unit: str = "") -> str:
+    """A measured value with its unit, as tables and sentences show it."""
+    if unit == SHARE_UNIT and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format_share(float(value))
+    shown = format_value(value)
+    return f"{shown} {unit}" if unit and value is not None else shown
+
+
+#: Past this many days a price is called old in a report (the catalog lint's warning age).
+OLD_PRICE_DAYS = 365
+
+
+def pick_flags(pick: Pick) -> tuple[str, ...]:
+    """What a buyer must know about a pick's market before ordering it."""
+    flags: list[str] = []
+    since = f" {pick.status_date}" if pick.status_date else ""
+    if pick.status == "discontinued":
+        flags.append(f"Production ended{since}: remaining stock only, no spares later.")
+    elif pick.status == "eol":
+        flags.append(f"End of life{since}: no new stock or spares; support is ending.")
+    elif pick.status == "unknown":
+        flags.append("Availability unknown: ask the supplier for new stock and spares.")
+    if pick.price_usd is None:
+        flags.append("Budget not checked: price on quote. Ask for a quote before ordering.")
+    else:
+        days = pick.price_age_days
+        if pick.price_kind == "launch-msrp" and pick.status != "current":
+            flags.append(
+                f"The price is the launch MSRP of {pick.price_date}; it says nothing about "
+                "today's price for a card no longer made."
+            )
+        elif days is not None and days > OLD_PRICE_DAYS:
+            flags.append(
+                f"The {pick.price_kind} price is {format_value(days)} days old "
+                f"({pick.price_date}): get a current quote."
+            )
+    return tuple(flags)
+
+
+def pick_cost_sentence(pick: Pick) -> str:
+    """The summary's sentence on what the first pick costs."""
+    head = f"The pick is {pick.count} × {pick.name}"
+    if pick.price_usd is None or pick.total_price_usd is None:
+        running = pick.energy_cost_usd + pick.licence_cost_usd
+        return (
+            f"{head}, price on quote (quote-needed: ranked on its specs, budget not checked); "
+            f"electricity and licences over its life come to ${running:,.0f}."
+        )
+    life = "" if pick.lifecycle_cost_usd is None else f" and ${pick.lifecycle_cost_usd:,.0f}"
+    return (
+        f"{head} at ${pick.price_usd:,.0f} per card ({pick.price_kind} price, "
+        f"{pick.price_date}), ${pick.total_price_usd:,.0f} in total{life} over its life "
+        "with electricity."
+    )

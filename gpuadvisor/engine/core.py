@@ -93,15 +93,17 @@ def pair_order(
     score: int, shape: Shape, gpu_class: GpuClass, top: Option | None, facts: Mapping[str, Value]
 ) -> tuple[float, ...]:
     """Best pair first: the jobs its first option serves, then buying nothing, the
-    score, the simpler shape, the cheaper pick, the class."""
+    score, the simpler shape, the cheaper pick, the class. A pick on quote (no price)
+    loses the cost tie."""
     if top is None:
         return (0.0, 1.0, -score, SHAPES.index(shape), float("inf"), CLASSES.index(gpu_class))
+    cost = lifecycle_cost_usd(top, facts)
     return (
         -top.jobs_served,
         0.0 if top.count == 0 else 1.0,
         -score,
         SHAPES.index(shape),
-        lifecycle_cost_usd(top, facts),
+        float("inf") if cost is None else cost,
         CLASSES.index(gpu_class),
     )
 

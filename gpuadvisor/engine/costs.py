@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.option import Option, unpriced_or
 from gpuadvisor.engine.options import SHARDING_OVERHEAD
 
 #: Average draw as a share of board power over the year, by objective. Batch and
@@ -69,7 +69,7 @@ class CostTerms:
         self.electricity_usd_per_kwh = _number(facts, "budget.electricity_usd_per_kwh")
         self.duty = DUTY_CYCLE.get(str(facts["workload.objective"]), 0.5)
         self.licence_rate_usd = (
-            VGPU_LICENCE_USD_PER_CCU_YEAR[licence[0]] * self.years if licence else 0.0
+            VGPU_LICENCE_USD_PER_CCU_YEAR.get(licence[0], 0.0) * self.years if licence else 0.0
         )
 
     def energy_usd(self, option: Option) -> float:
@@ -79,8 +79,10 @@ class CostTerms:
     def licence_usd(self, option: Option) -> float:
         return self.licence_rate_usd * option.jobs_served
 
-    def lifecycle_usd(self, option: Option) -> float:
-        return option.total_price_usd + self.energy_usd(option) + self.licence_usd(option)
+    def lifecycle_usd(self, option: Option) -> float | None:
+        """Price + electricity + licences over the service life; None when on quote."""
+        extra = self.energy_usd(option) + self.licence_usd(option)
+        return unpriced_or(option.total_price_usd, lambda total: total + extra)
 
 
 def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
@@ -93,18 +95,44 @@ def licence_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
 
 def vgpu_licence(facts: Mapping[str, Value]) -> tuple[str, float] | None:
     """(edition, cost over the service life for every wanted user) when vGPU is
-    required, else None."""
+    required, else None.
+
+    A vCS licence, which NVIDIA prices per GPU, has no public price: it comes back with
+    cost 0 and :func:`vgpu_licence_priced` says so (the pick names it as on quote)."""
     if facts["requirements.vgpu"] is not True:
         return None
+    edition = vgpu_licence_edition(facts)
+    per_user = VGPU_LICENCE_USD_PER_CCU_YEAR.get(edition)
+    if per_user is None:
+        return edition, 0.0
+    users = _number(facts, "workload.concurrent_jobs")
+    years = _number(facts, "requirements.lifecycle_years")
+    return edition, per_user * users * years
+
+
+#: The licence name of each ``requirements.vgpu_edition``.
+VGPU_LICENCE_NAMES: dict[str, str] = {"vpc": "vPC", "vws": "vWS", "vcs": "vCS"}
+
+
+def vgpu_licence_edition(facts: Mapping[str, Value]) -> str:
+    """The edition licensed: the profile's ``requirements.vgpu_edition``, or when it says
+    ``none``, vWS for workstation work or certified ISV drivers and vPC otherwise."""
+    stated = facts.get("requirements.vgpu_edition", "none")
+    if isinstance(stated, str) and stated in VGPU_LICENCE_NAMES:
+        return VGPU_LICENCE_NAMES[stated]
     workstation = (
         facts["requirements.certified_drivers"] is True
         or facts["workload.kind"] in _WORKSTATION_KINDS
     )
-    edition = "vWS" if workstation else "vPC"
-    users = _number(facts, "workload.concurrent_jobs")
-    years = _number(facts, "requirements.lifecycle_years")
-    return edition, VGPU_LICENCE_USD_PER_CCU_YEAR[edition] * users * years
+    return "vWS" if workstation else "vPC"
 
 
-def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
+def vgpu_licence_priced(facts: Mapping[str, Value]) -> bool:
+    """Whether :func:`vgpu_licence` holds the licence's price (no licence: True)."""
+    licence = vgpu_licence(facts)
+    return licence is None or licence[0] in VGPU_LICENCE_USD_PER_CCU_YEAR
+
+
+def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float | None:
+    """Price + electricity + licences over the service life; None when on quote."""
     return CostTerms(facts).lifecycle_usd(option)

@@ -3,7 +3,8 @@
 Syntax is a subset of Python expressions (so editors highlight it and people can read
 it): dotted fact names, numbers, strings, ``true``/``false``/``null``, comparisons
 (chains allowed), ``and``/``or``/``not``, ``in``/``not in`` a literal list,
-``+ - * /``, and the functions ``known(x)``, ``min(a, b)``, ``max(a, b)``, ``abs(x)``.
+``+ - * /``, and the functions ``known(x)``, ``min(a, b)``, ``max(a, b)``, ``abs(x)``,
+``covers(offered, needed)`` (name lists: :mod:`gpuadvisor.engine.namelist`).
 
 Text is parsed with :func:`ast.parse` and then *only* the whitelisted node types are
 accepted; nothing is ever passed to ``eval``. Each expression is type-checked at load
@@ -23,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gpuadvisor.engine.namelist import covers
 from gpuadvisor.errors import did_you_mean
 
 Value = float | int | bool | str | None
@@ -86,7 +88,7 @@ class _Typed:
 
 
 _CONSTANT_NAMES: dict[str, Value] = {"true": True, "false": False, "null": None}
-_FUNCTIONS = ("known", "min", "max", "abs")
+_FUNCTIONS = ("known", "min", "max", "abs", "covers")
 
 
 def compile_expression(
@@ -408,6 +410,17 @@ class _Checker:
                 raise ExpressionError("known(x) takes one fact name")
             fn = args[0].fn
             return _Typed("bool", lambda facts: fn(facts) is not None)
+        if name == "covers":
+            if len(args) != 2 or any(arg.type != "string" for arg in args):
+                raise ExpressionError("covers(offered, needed) takes two name-list facts")
+            offered_fn, needed_fn = args[0].fn, args[1].fn
+
+            def covering(facts: Facts) -> Value:
+                offered, needed = offered_fn(facts), needed_fn(facts)
+                both = isinstance(offered, str) and isinstance(needed, str)
+                return covers(str(offered), str(needed)) if both else None
+
+            return _Typed("bool", covering)
         if name == "abs":
             if len(args) != 1 or args[0].type != "number":
                 raise ExpressionError("abs(x) takes one number")

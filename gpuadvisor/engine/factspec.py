@@ -95,6 +95,17 @@ def _b(name: str, description: str, source: str = "evidence") -> FactSpec:
     return FactSpec(name, "bool", description, nullable=True, source=source)
 
 
+def _basis(name: str, description: str) -> FactSpec:
+    return FactSpec(
+        name,
+        "string",
+        description,
+        choices=("window", "snapshot"),
+        nullable=True,
+        source="evidence",
+    )
+
+
 #: Measured facts. The evidence layer fills what its sources report; the rest stay null.
 HOST_FACTS: tuple[FactSpec, ...] = (
     FactSpec("host.evidence_present", "bool", "Any host evidence was attached.", source="evidence"),
@@ -155,9 +166,15 @@ HOST_FACTS: tuple[FactSpec, ...] = (
         "A busy GPU's PCIe generation is below its maximum (idle GPUs are not judged).",
     ),
     _n(
-        "gpu.thermal_limited_fraction", "Share of samples with thermal slowdown active (worst GPU)."
+        "gpu.thermal_limited_fraction",
+        "Share of samples with thermal slowdown active (worst GPU).",
+        "share",
     ),
-    _n("gpu.power_limited_fraction", "Share of samples with power capping active (worst GPU)."),
+    _n(
+        "gpu.power_limited_fraction",
+        "Share of samples with SW Power Cap or HW Power Brake active (worst GPU).",
+        "share",
+    ),
     _n("gpu.temp_margin_c", "Slowdown temperature minus the hottest reading (smallest).", "°C"),
     _n("gpu.sm_clock_ratio_busy", "SM clock / max SM clock while busy (lowest).", "ratio"),
     _n("gpu.power_draw_ratio", "Power draw / enforced limit (highest).", "ratio"),
@@ -174,6 +191,42 @@ HOST_FACTS: tuple[FactSpec, ...] = (
     _b("gpu.retired_pages_pending", "A page retirement waits for a reset."),
     _b("gpu.remap_pending", "A row remap waits for a GPU reset."),
     _b("gpu.remap_failure", "Row remapping has failed on a GPU."),
+    # What measured values rest on, and the judgements of issue #15 built on that.
+    _basis(
+        "host.gpu_util_basis", "What GPU utilisation rests on: a sampled window or one snapshot."
+    ),
+    _basis("host.cpu_util_basis", "What CPU busy and iowait rest on (mpstat / iostat: a window)."),
+    _n("host.cpu_busy_min_pct", "The least busy CPU's busy time (mpstat -P ALL).", "%"),
+    _basis("gpu.thermal_basis", "What gpu.thermal_limited_fraction rests on."),
+    _n(
+        "gpu.power_cap_fraction",
+        "Share of readings at the GPU's own power cap (SW Power Cap; worst GPU).",
+        "share",
+    ),
+    _basis("gpu.power_cap_basis", "What gpu.power_cap_fraction rests on."),
+    _n(
+        "gpu.power_cap_draw_ratio",
+        "That GPU's power draw under load / its enforced limit.",
+        "ratio",
+    ),
+    _n(
+        "gpu.power_brake_fraction",
+        "Share of readings with the external HW Power Brake on a busy GPU (worst).",
+        "share",
+    ),
+    _basis("gpu.power_brake_basis", "What the HW Power Brake readings rest on."),
+    _b("gpu.power_brake_idle", "The HW Power Brake is asserted on an idle GPU."),
+    _n(
+        "gpu.clock_held_fraction",
+        "Share of readings in which a busy GPU reported a reason holding its clocks down.",
+        "share",
+    ),
+    _n(
+        "gpu.sm_clock_sustained_ratio",
+        "Mean busy SM clock / the highest busy SM clock in the same window (lowest).",
+        "ratio",
+    ),
+    _basis("gpu.clock_basis", "What the clock judgement rests on."),
 )
 
 #: The cards the evidence shows, as options that keep them need them
@@ -364,9 +417,74 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
 )
 
 
+#: SKU facts derived from catalog fields the expression language cannot read directly
+#: (a list, a ratio), each with the field it comes from.
+SKU_DERIVED_FACTS: tuple[tuple[FactSpec, str], ...] = (
+    (
+        FactSpec(
+            "sku.vgpu_vpc",
+            "bool",
+            "NVIDIA Virtual PC (office desktops) runs on this card (a cited page says so).",
+            nullable=True,
+            scope="option",
+            source="catalog",
+        ),
+        "vgpu_editions",
+    ),
+    (
+        FactSpec(
+            "sku.vgpu_vws",
+            "bool",
+            "RTX Virtual Workstation (professional graphics) runs on this card.",
+            nullable=True,
+            scope="option",
+            source="catalog",
+        ),
+        "vgpu_editions",
+    ),
+    (
+        FactSpec(
+            "sku.vgpu_vcs",
+            "bool",
+            "Virtual Compute Server (compute VMs) runs on this card.",
+            nullable=True,
+            scope="option",
+            source="catalog",
+        ),
+        "vgpu_editions",
+    ),
+    (
+        FactSpec(
+            "sku.fp64_ratio",
+            "number",
+            "FP64 rate as a share of FP32 (1/2 on A100/H100; 1/64 on GeForce and RTX).",
+            unit="ratio",
+            nullable=True,
+            scope="option",
+            source="catalog",
+        ),
+        "fp64_tflops",
+    ),
+    (
+        FactSpec(
+            "sku.certified_apps",
+            "string",
+            "ISV applications whose published hardware list names the card (a name list: "
+            "test it with covers()).",
+            scope="option",
+            source="catalog",
+        ),
+        "certified_for",
+    ),
+)
+
+#: Not facts: text, sources and dates only reports show.
+_SKU_NOT_FACTS = ("sku.price_source", "sku.lifecycle_note", "sku.status_source", "sku.status_date")
+
+
 def sku_fact_specs() -> list[FactSpec]:
     specs = _model_facts("sku", Sku, "option", "catalog")
-    return [s for s in specs if s.name not in ("sku.price_source", "sku.lifecycle_note")]
+    return [s for s in specs if s.name not in _SKU_NOT_FACTS]
 
 
 def _profile_facts() -> list[FactSpec]:
@@ -383,6 +501,23 @@ def _profile_facts() -> list[FactSpec]:
             source="profile",
         )
     )
+    specs.append(
+        FactSpec(
+            "requirements.isv_known_apps",
+            "string",
+            "The named ISV applications whose hardware list the catalog holds (a name list: "
+            "test it with covers()).",
+            source="profile",
+        )
+    )
+    specs.append(
+        FactSpec(
+            "requirements.isv_known_app_count",
+            "number",
+            "How many named ISV applications have a hardware list in the catalog.",
+            source="profile",
+        )
+    )
     return specs
 
 
@@ -393,6 +528,7 @@ ALL_FACTS: tuple[FactSpec, ...] = (
     *CATALOG_FACTS,
     *OPTION_FACTS,
     *sku_fact_specs(),
+    *(spec for spec, _ in SKU_DERIVED_FACTS),
 )
 FACTS_BY_NAME: dict[str, FactSpec] = {spec.name: spec for spec in ALL_FACTS}
 

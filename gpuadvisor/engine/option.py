@@ -3,7 +3,7 @@ beside them, and the ``option.*`` facts constraints judge it by."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from gpuadvisor.engine.expr import Value
@@ -11,6 +11,12 @@ from gpuadvisor.inputs.catalog import Sku
 from gpuadvisor.vocabulary import Shape
 
 Action = Literal["new", "add", "replace", "keep"]
+
+
+def unpriced_or(price: float | None, then: Callable[[float], float]) -> float | None:
+    """``then(price)``, or None when there is no price (quote-needed): a missing price
+    stays missing through every sum, never a zero."""
+    return None if price is None else then(price)
 
 
 class Option:
@@ -84,8 +90,12 @@ class Option:
         return self.count + self.kept
 
     @property
-    def total_price_usd(self) -> float:
-        return self.sku.price_usd * self.count
+    def total_price_usd(self) -> float | None:
+        """Cards bought × price; None when the SKU's price is on quote (nothing bought
+        costs nothing, whatever the price)."""
+        if self.count == 0:
+            return 0.0
+        return unpriced_or(self.sku.price_usd, lambda price: price * self.count)
 
     @property
     def total_power_w(self) -> float:

@@ -35,6 +35,7 @@ RANK_READS = (
     "requirements.vgpu",
     "requirements.certified_drivers",
     "workload.concurrent_jobs",
+    "requirements.vgpu_edition",
     "workload.sync_heavy",
     "platform.power_limit_ok",
     "platform.gpu_power_budget_w",
@@ -96,7 +97,8 @@ class RankTerms(NamedTuple):
     fastest_gbs: float
     in_band: bool
     throughput: float
-    lifecycle_usd: float
+    #: None when the price is on quote (quote-needed): it ranks after priced options.
+    lifecycle_usd: float | None
     power_cut: float
     scaling_kept: float | None
     link: Link | None
@@ -158,15 +160,30 @@ def rank_key(
         split = float(option.cards) if option.shape == "multi-gpu-model-parallel" else 0.0
         first = (-t.jobs_served, 0.0 if t.buys_nothing else 1.0, split)
         tail = f"{option.sku.id}:{option.count}:{option.kept}"
+        cost = t.lifecycle_usd
+        if cost is None:
+            return (*first, *unpriced_key(t, objective, option)), tail
         if objective == "throughput":
-            value = t.throughput / t.lifecycle_usd if t.lifecycle_usd > 0 else float("inf")
-            return (*first, -value, t.lifecycle_usd), tail
+            value = t.throughput / cost if cost > 0 else float("inf")
+            return (*first, 0.0, -value, cost), tail
         if objective == "latency":
             slow = 0.0 if t.in_band else 1.0
-            return (*first, slow, t.lifecycle_usd, -t.bandwidth_gbs), tail
-        return (*first, t.lifecycle_usd, -option.sku.vram_gib), tail
+            return (*first, slow, 0.0, cost, -t.bandwidth_gbs), tail
+        return (*first, 0.0, cost, -option.sku.vram_gib), tail
 
     return key
+
+
+def unpriced_key(t: RankTerms, objective: Value, option: Option) -> tuple[float, ...]:
+    """Where an option on quote ranks: in the same tier as priced ones (jobs served, and
+    for latency the speed band), after the priced options of that tier (a price in hand
+    beats an unknown one), and among other unpriced ones by the spec the objective
+    values (throughput: compute; latency: memory bandwidth; else memory)."""
+    if objective == "throughput":
+        return (1.0, -t.throughput, 0.0)
+    if objective == "latency":
+        return (0.0 if t.in_band else 1.0, 1.0, -t.bandwidth_gbs, 0.0)
+    return (1.0, -option.sku.vram_gib, 0.0)
 
 
 def rank_options(options: list[Option], facts: Mapping[str, Value], policy: Policy) -> list[Option]:

@@ -146,7 +146,9 @@ def _grid(
         sizes = {sku.vram_gib for sku in catalog.skus}
         values = sizes | {s + 0.5 for s in sizes} | {s * 0.9 for s in sizes}
     elif name == "budget.max_usd":
-        totals = {o.total_price_usd for o in generate_options(catalog.skus, facts, policy)}
+        options = generate_options(catalog.skus, facts, policy)
+        # Options on quote have no total: no price step to find.
+        totals = {t for o in options if (t := o.total_price_usd) is not None}
         values = totals | {t - 1 for t in totals if t > 1}
     elif name == "platform.psu_headroom_w":
         powers = {o.total_power_w for o in generate_options(catalog.skus, facts, policy)}

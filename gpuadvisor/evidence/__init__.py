@@ -164,13 +164,13 @@ def load_evidence(paths: Sequence[Path]) -> HostSnapshot:
 
     from gpuadvisor.evidence.merge import merge
     from gpuadvisor.host.schema import Source
-    from gpuadvisor.inputs.textio import decode_text, read_bytes
+    from gpuadvisor.inputs.textio import decode_capture, read_bytes
 
     parts: list[tuple[Source, HostSnapshot]] = []
     for path in paths:
         name = str(path)
         data = read_bytes(path)
-        kind, snapshot = _read(_normalise(decode_text(data, name)), name)
+        kind, snapshot = _read(_normalise(decode_capture(data, name)), name)
         source = Source(file=name, kind=kind, sha256=hashlib.sha256(data).hexdigest())
         parts.append((source, snapshot))
     try:

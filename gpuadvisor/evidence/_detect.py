@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from gpuadvisor.evidence._limits import lines
+from gpuadvisor.evidence._months import MONTH_PATTERN
 
 #: :data:`gpuadvisor.host.schema.HOST_SCHEMA`, written out so that detection does not import the
 #: models (tests/test_evidence_lazy.py keeps the two equal).
@@ -158,9 +159,20 @@ def numactl_fields(text: str) -> dict[str, str]:
     return fields
 
 
+#: ``numactl --hardware``: the node count line, and one CPU list line per node.
+NUMACTL_AVAILABLE = r"^available: (?P<count>\d+) nodes? \((?P<nodes>[^)\n]*)\)\s*$"
+NUMACTL_NODE = r"^node (?P<node>\d+) (?P<what>cpus|size|free):(?P<value>[^\n]*)$"
+
+
 def numactl(text: str) -> bool:
+    """``numactl --show`` (policy and binding), ``numactl --hardware`` (nodes), or both."""
     fields = numactl_fields(text)
-    return "policy" in fields and ("physcpubind" in fields or "membind" in fields)
+    if "policy" in fields and ("physcpubind" in fields or "membind" in fields):
+        return True
+    return (
+        re.search(NUMACTL_AVAILABLE, text, re.M) is not None
+        and re.search(r"^node \d+ cpus:", text, re.M) is not None
+    )
 
 
 def dcgm(text: str) -> bool:
@@ -172,35 +184,64 @@ def dcgm(text: str) -> bool:
 # Kernel-log messages (the parser reads events from lines these find).
 XID = r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<code>\d+)(?:, (?P<rest>.*))?"
 OFF_BUS = r"NVRM: GPU (?:at )?(?:PCI:)?(?P<bus>[0-9a-fA-F:.]+):? (?:GPU )?has fallen off the bus"
+#: Since driver 570 (and in the probe routine of older ones) a lost GPU is one message
+#: printed over three lines, without an Xid: "NVRM: The NVIDIA GPU 0000:b3:00.0" /
+#: "NVRM: (PCI ID: 10de:26b5) installed in this system has" / "NVRM: fallen off the bus
+#: and is not responding to commands." (open-gpu-kernel-modules, nv.c).
+LOST_START = r"NVRM: The NVIDIA GPU (?P<bus>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+LOST_END = "fallen off the bus and is not responding to commands"
+#: The kernel's AER severities: "Corrected", "Uncorrected (Non-Fatal)", "Uncorrected
+#: (Fatal)"; since Linux 6.x also "Correctable" and "Uncorrectable (...)".
 AER_DETAIL = r"PCIe Bus Error: severity=(?P<severity>[^,]+)"
 # The parenthesised part is bounded ("(Non-Fatal)", "(Fatal)"): unbounded, a line of
 # repeated "AER: Uncorrected (" makes every search scan to the end, quadratically.
 AER_RECEIVED = (
-    r"AER: (?:Multiple )?(?P<severity>Corrected|Uncorrected \([^)\n]{0,40}\)"
+    r"AER: (?:Multiple )?(?P<severity>Corrected|Correctable|Uncorrected \([^)\n]{0,40}\)"
     r"|Uncorrectable \([^)\n]{0,40}\))"
     r" error (?:message )?received(?: from)?:? (?P<bus>[0-9a-fA-F:.]+)"
 )
-#: Lines only kernel logs start with: dmesg's [seconds] / [ctime], dmesg --time-format
-#: iso (comma before the microseconds), --decode's facility prefix, journalctl's
-#: "host kernel:" and its "-- ... --" markers.
+#: Lines only kernel logs start with: dmesg's [seconds] / [ctime] (in any language),
+#: dmesg --time-format iso (comma before the microseconds), --decode's facility prefix,
+#: journalctl's "host kernel:" and its "-- ... --" markers.
 _KERNEL_LINE = (
-    r"^(?:\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
+    r"^(?:\[\s*\d+\.\d+\]"
+    r"|\[[^\W\d_]{1,6}\.? +" + MONTH_PATTERN + r" +\d{1,2} \d\d:\d\d:\d\d \d{4}\]"
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:\d\d"
-    r"|[a-z]+\s*:[a-z]+\s*: |\S.*? \S+ kernel: |-- .* --$)"
+    r"|[a-z]+\s*:[a-z]+\s*: | ?\S.*? \S+ kernel: |-- .* --$)"
 )
 
 
 def kernel_log(text: str) -> bool:
-    """Xid or AER lines anywhere, or (a log of a healthy host) lines shaped like a
-    kernel log's: most of the first hundred."""
+    """Xid, lost-GPU or AER lines anywhere, or (a log of a healthy host) lines shaped
+    like a kernel log's: most of the first hundred."""
     if re.search(XID, text) or re.search(OFF_BUS, text):
+        return True
+    if LOST_END in text and re.search(LOST_START, text):
         return True
     if re.search(AER_DETAIL, text) or re.search(AER_RECEIVED, text):
         return True
+    return kernel_shaped(text)
+
+
+def kernel_shaped(text: str) -> bool:
+    """Most of the first hundred lines start the way kernel-log lines do.
+
+    A message printed over several lines (a lost GPU, a register dump) has its later
+    lines indented under the first, with no stamp of their own: they belong to the
+    line above and are not counted either way.
+    """
     kernel_line = re.compile(_KERNEL_LINE)
-    first = [line for line in text.splitlines()[:100] if line.strip()]
-    kernel = sum(1 for line in first if kernel_line.match(line))
-    return bool(first) and kernel >= 0.8 * len(first)
+    counted = kernel = 0
+    previous = False
+    for line in text.splitlines()[:100]:
+        if not line.strip():
+            continue
+        if previous and line[:1].isspace():
+            continue
+        previous = kernel_line.match(line) is not None
+        counted += 1
+        kernel += previous
+    return counted > 0 and kernel >= 0.8 * counted
 
 
 #: ``nvidia-smi -q`` labels (normalised); two of them make a ``-q`` report or excerpt.

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuadvisor.errors import InputError, InternalError
+from gpuadvisor.errors import InputError
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.host.schema import (
     THROTTLE_BITS,
@@ -84,10 +84,13 @@ _REASONS = ("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DCGM_FI_DEV_CLOCKS_EVENT_REAS
 def parse(text: str, name: str) -> HostSnapshot:
     try:
         from prometheus_client.parser import text_string_to_metric_families
-    except ImportError:  # pragma: no cover - depends on the installation
-        raise InternalError(
-            "reading a dcgm-exporter scrape needs prometheus-client",
-            hint="pip install 'gpuadvisor[evidence]'",
+    except ImportError:  # a dependency missing from the installation: not a bug
+        raise InputError(
+            "reading a dcgm-exporter scrape needs the package prometheus-client, a "
+            "dependency of gpuadvisor that is missing from this installation",
+            file=name,
+            hint="pip install prometheus-client, or reinstall gpuadvisor "
+            "(`pip install --force-reinstall gpuadvisor`)",
         ) from None
     try:
         # The parser names counter samples <family>_total; DCGM's names are the families'.

@@ -1,10 +1,25 @@
 """Kernel logs: ``dmesg`` (raw, ``-T``/``--ctime``, ``--time-format iso``, ``--decode``)
-and ``journalctl -k`` (short, short-precise, short-iso), for NVIDIA Xid and PCIe AER.
+and ``journalctl -k`` (short, short-precise, short-iso), for NVIDIA Xid, lost GPUs and
+PCIe AER.
 
-One event per ``NVRM: Xid`` line; the lines a driver prints after it (GSP RPC history,
-stack traces) are context, not further events. For AER, one event per ``PCIe Bus Error:
-severity=...`` line (the detail line every error prints); when a capture kept only the
-``AER: ... error received`` lines, those are counted instead.
+One event per Xid report: an ``NVRM: Xid`` line, and the lines a driver prints after it
+(GSP RPC history, stack traces) are context, not further events. An Xid 13 report is
+printed as several Xid 13 lines for one fault (``Graphics SM Warp Exception``, then
+``Graphics SM Global Exception``, ``Graphics Exception: ESR ...`` and on older drivers
+``Graphics Exception: ChID ...``): they make one event.
+
+A GPU that "has fallen off the bus" is Xid 79 when the driver says so in one line; the
+three-line message of driver 570+ (and of every driver's probe routine), which has no
+Xid, is a ``gpu-lost`` event, one per GPU.
+
+For AER, one event per ``PCIe Bus Error: severity=...`` line (the detail line every
+error prints); when a capture kept only the ``AER: ... error received`` lines, those
+are counted instead. The AER trace event that ``tp_printk`` echoes into the log
+(``aer_event: ...``) repeats an error already counted and is skipped.
+
+Time stamps keep the log's own form when it has no year (``Jan 21 09:57:01``); a month
+named in another language (``июл 27 14:08:03``) is read as its English name, with a
+note, and an ISO time where the stamp has a year.
 """
 
 from __future__ import annotations
@@ -14,6 +29,7 @@ from datetime import datetime
 
 from gpuadvisor.evidence import _detect
 from gpuadvisor.evidence._limits import lines
+from gpuadvisor.evidence._months import ENGLISH, MONTH_PATTERN, month_number
 from gpuadvisor.host.schema import AerSeverity, Event, HostSnapshot
 from gpuadvisor.nvidia.values import bus_id, integer, whole
 from gpuadvisor.nvidia.xid import classify
@@ -22,116 +38,277 @@ _FACILITY = r"(?:[a-z]+\s*:\s*[a-z]+\s*:\s*)?"
 _PREFIX = re.compile(
     r"^" + _FACILITY + r"(?:"
     r"\[\s*(?P<mono>\d+\.\d+)\]"
-    r"|\[(?P<ctime>[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4})\]"
+    r"|\[(?P<ctime>[^\W\d_]{1,6}\.? +" + MONTH_PATTERN + r" +\d{1,2} \d\d:\d\d:\d\d \d{4})\]"
     r"|(?P<iso>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:[+-]\d\d:?\d\d|Z)?)"
-    r"|(?P<syslog>[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)?)"
+    r"|(?P<syslog> ?" + MONTH_PATTERN + r" +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)?)"
     r")\s*(?:\S+ kernel:\s*)?"
 )
 _XID = re.compile(_detect.XID)
 _PID = re.compile(r"pid=(?:'?<unknown>'?|(?P<pid>\d+))(?:, name=(?P<name>[^,]*))?")
 _DEVICE = re.compile(r"(?:^|\s)(?P<bus>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):? ")
 _OFF_BUS = re.compile(_detect.OFF_BUS)
+_LOST_START = re.compile(_detect.LOST_START)
 _AER_DETAIL = re.compile(_detect.AER_DETAIL)
 _AER_RECEIVED = re.compile(_detect.AER_RECEIVED)
 MAX_TEXT = 500
+#: Lines a lost-GPU message may take after its first.
+_LOST_LINES = 3
+#: The parts of one Xid 13 report, in the order the driver prints them; a line with a
+#: later part than the report's last continues it, any other Xid 13 line starts a new one.
+_XID13_PARTS = (
+    "Graphics SM Warp Exception",
+    "Graphics SM Global Exception",
+    "Graphics Exception: ESR",
+    "Graphics Exception: ChID",
+)
 
 
-def _time(match: re.Match[str]) -> str | None:
-    if match.group("ctime"):
-        stamp = " ".join(match.group("ctime").split())
-        try:
-            return datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y").isoformat()
-        except ValueError:  # "Feb 30", "25:61:00": keep what the log says
-            return stamp
-    if match.group("iso"):
-        return match.group("iso").replace(",", ".")
-    return match.group("mono") or match.group("syslog")
-
-
-def _severity(text: str) -> AerSeverity:
-    lowered = text.lower()
-    if lowered.startswith("corrected"):
+def _severity(text: str) -> AerSeverity | None:
+    lowered = text.strip().lower()
+    if lowered.startswith(("corrected", "correctable")):
         return "corrected"
-    return "uncorrected-nonfatal" if "non-fatal" in lowered else "uncorrected-fatal"
+    if lowered.startswith(("uncorrected", "uncorrectable")):
+        if "non-fatal" in lowered:
+            return "uncorrected-nonfatal"
+        if "fatal" in lowered:
+            return "uncorrected-fatal"
+    return None
 
 
-def parse(text: str, name: str) -> HostSnapshot:
-    xids: list[Event] = []
-    details: list[Event] = []
-    received: list[Event] = []
-    lost: list[Event] = []
-    for number, line in enumerate(lines(text), start=1):
+class _Lost:
+    """A lost-GPU message seen so far: its first line and those after it. (Plain
+    classes here, not dataclasses: defining one costs about half a millisecond.)"""
+
+    __slots__ = ("bus", "parts", "time", "where")
+
+    def __init__(self, bus: str | None, time: str | None, where: str) -> None:
+        self.bus = bus
+        self.time = time
+        self.where = where
+        self.parts: list[str] = []
+
+
+class _Log:
+    """What one pass over the lines has found."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.xids: list[Event] = []
+        self.details: list[Event] = []
+        self.received: list[Event] = []
+        self.off_bus: list[Event] = []
+        self.lost: list[Event] = []
+        self.notes: list[str] = []
+        #: The last Xid event's code, GPU and process, and how far an Xid 13 report's
+        #: parts have got.
+        self.last_xid: tuple[str, int] | None = None
+        self.pending: _Lost | None = None
+        #: Month words already noted.
+        self.months: set[str] = set()
+
+    def time(self, match: re.Match[str], number: int) -> str | None:
+        if match.group("ctime"):
+            return self._ctime(match.group("ctime"), number)
+        if match.group("iso"):
+            return match.group("iso").replace(",", ".")
+        if match.group("syslog"):
+            stamp = match.group("syslog").strip()
+            token, _, rest = stamp.partition(" ")
+            english = self._english(token, stamp, number)
+            return stamp if english in (None, token) else f"{english} {rest.lstrip()}"
+        return match.group("mono")
+
+    def _ctime(self, stamp: str, number: int) -> str:
+        parts = stamp.split()
+        shown = " ".join(parts)
+        _, token, day, clock, year = parts
+        english = self._english(token, shown, number)
+        if english is None:
+            return shown
+        hour, minute, second = (int(p) for p in clock.split(":"))
+        try:
+            return datetime(
+                int(year), ENGLISH.index(english) + 1, int(day), hour, minute, second
+            ).isoformat()
+        except ValueError:  # "Feb 30", "25:61:00": keep what the log says
+            return shown
+
+    def _english(self, token: str, stamp: str, number: int) -> str | None:
+        """The English name of the month ``token``; None (and a note) for a word that
+        names no month."""
+        month = month_number(token)
+        if month is None:
+            if token not in self.months:
+                self.months.add(token)
+                self.notes.append(
+                    f"{self.name}:{number}: {token!r} in the time stamp {stamp!r} is not a "
+                    "month name gpuadvisor knows; the stamp is kept as the log prints it"
+                )
+            return None
+        english = ENGLISH[month - 1]
+        if token != english and token not in self.months:
+            self.months.add(token)
+            self.notes.append(
+                f"{self.name}: time stamps name the month {token!r}, read as {english}"
+            )
+        return english
+
+    def line(self, number: int, line: str) -> None:
         prefix = _PREFIX.match(line)
-        time = _time(prefix) if prefix else None
         message = line[prefix.end() :] if prefix else line.strip()
-        where = f"{name}:{number}"
+        # The stamp and the place are worked out only for the lines that make events:
+        # most lines of a log make none.
         xid = _XID.search(message)
         if xid:
-            xids.append(_xid_event(xid, message, time, where))
-            continue
+            self.pending = None
+            self._xid(xid, message, self._when(prefix, number), f"{self.name}:{number}")
+            return
+        if self.pending is not None and self._continue_lost(message):
+            return
+        start = _LOST_START.search(message)
+        if start:
+            self.pending = _Lost(
+                bus_id(start.group("bus")), self._when(prefix, number), f"{self.name}:{number}"
+            )
+            self._continue_lost(message[start.start() :])
+            return
         off_bus = _OFF_BUS.search(message)
         if off_bus:
-            lost.append(
+            self.off_bus.append(
                 Event(
                     kind="xid",
                     code=79,
                     pci_bus_id=bus_id(off_bus.group("bus")),
-                    time=time,
+                    time=self._when(prefix, number),
                     text=message[off_bus.start() :][:MAX_TEXT],
                     xid_class=classify(79),
-                    source=where,
+                    source=f"{self.name}:{number}",
                 )
             )
-            continue
+            return
+        if message.startswith("aer_event:"):
+            return
         detail = _AER_DETAIL.search(message)
         if detail:
             device = _DEVICE.search(message)
             bus = device.group("bus") if device else None
-            details.append(_aer_event(detail, bus, message, time, where))
-            continue
+            self.details.append(self._aer(detail, bus, message, prefix, number))
+            return
         got = _AER_RECEIVED.search(message)
         if got:
-            received.append(_aer_event(got, got.group("bus"), message, time, where))
-    # "GPU has fallen off the bus" without an Xid 79 line for that GPU still is one.
-    reported = {e.pci_bus_id for e in xids if e.code == 79}
-    for event in lost:
-        if event.pci_bus_id not in reported:
-            xids.append(event)
-            reported.add(event.pci_bus_id)
-    return HostSnapshot(events=[*xids, *(details or received)])
+            self.received.append(self._aer(got, got.group("bus"), message, prefix, number))
+
+    def _when(self, prefix: re.Match[str] | None, number: int) -> str | None:
+        return self.time(prefix, number) if prefix else None
+
+    def _continue_lost(self, message: str) -> bool:
+        """Add a line to the lost-GPU message under way; False when the line is not
+        part of it (which ends it)."""
+        pending = self.pending
+        assert pending is not None
+        part = message.strip()
+        if not part.startswith("NVRM:") or len(pending.parts) > _LOST_LINES:
+            self.pending = None
+            return False
+        pending.parts.append(part if not pending.parts else part[len("NVRM:") :].strip())
+        whole_text = " ".join(pending.parts)
+        if _detect.LOST_END in whole_text:
+            self.lost.append(
+                Event(
+                    kind="gpu-lost",
+                    pci_bus_id=pending.bus,
+                    time=pending.time,
+                    text=whole_text[:MAX_TEXT],
+                    source=pending.where,
+                )
+            )
+            self.pending = None
+        return True
+
+    def _xid(self, xid: re.Match[str], message: str, time: str | None, where: str) -> None:
+        code = whole(xid.group("code"))
+        rest = xid.group("rest") or ""
+        owner = _PID.search(rest)
+        detail = rest[owner.end() :].lstrip(", ") if owner else rest
+        bus = bus_id(xid.group("bus"))
+        key = f"{code} {bus} {owner.group(0) if owner else ''}"
+        part = next((i for i, p in enumerate(_XID13_PARTS) if detail.startswith(p)), None)
+        if (
+            code == 13
+            and part is not None
+            and self.last_xid is not None
+            and self.last_xid[0] == key
+            and part > self.last_xid[1]
+        ):
+            report = self.xids[-1]
+            text = f"{report.text} / {detail}"[:MAX_TEXT]
+            self.xids[-1] = report.model_copy(update={"text": text})
+            self.last_xid = (key, part)
+            return
+        self.last_xid = (key, -1 if part is None else part)
+        self.xids.append(
+            Event(
+                kind="xid",
+                code=code,
+                pci_bus_id=bus,
+                time=time,
+                text=message[xid.start() :][:MAX_TEXT],
+                xid_class=classify(code),
+                pid=integer(owner.group("pid")) if owner and owner.group("pid") else None,
+                process=_name(owner.group("name")) if owner else None,
+                source=where,
+            )
+        )
+
+    def _aer(
+        self,
+        match: re.Match[str],
+        bus: str | None,
+        message: str,
+        prefix: re.Match[str] | None,
+        number: int,
+    ) -> Event:
+        where = f"{self.name}:{number}"
+        severity = _severity(match.group("severity"))
+        if severity is None:
+            self.notes.append(
+                f"{where}: AER severity {match.group('severity').strip()!r} is not one the "
+                "kernel prints; the error is kept without a severity"
+            )
+        return Event(
+            kind="aer",
+            pci_bus_id=bus_id(bus),
+            time=self._when(prefix, number),
+            text=message[match.start() :][:MAX_TEXT],
+            xid_class="hardware",
+            severity=severity,
+            source=where,
+        )
+
+    def events(self) -> list[Event]:
+        # "GPU has fallen off the bus" without an Xid 79 line for that GPU still is one;
+        # the three-line message of a GPU already reported lost adds nothing.
+        reported = {e.pci_bus_id for e in self.xids if e.code == 79}
+        xids = list(self.xids)
+        for event in self.off_bus:
+            if event.pci_bus_id not in reported:
+                xids.append(event)
+                reported.add(event.pci_bus_id)
+        lost: list[Event] = []
+        for event in self.lost:
+            if event.pci_bus_id not in reported:
+                lost.append(event)
+                reported.add(event.pci_bus_id)
+        return [*xids, *lost, *(self.details or self.received)]
 
 
-def _aer_event(
-    match: re.Match[str], bus: str | None, message: str, time: str | None, where: str
-) -> Event:
-    return Event(
-        kind="aer",
-        pci_bus_id=bus_id(bus),
-        time=time,
-        text=message[match.start() :][:MAX_TEXT],
-        xid_class="hardware",
-        severity=_severity(match.group("severity")),
-        source=where,
-    )
+def parse(text: str, name: str) -> HostSnapshot:
+    log = _Log(name)
+    for number, line in enumerate(lines(text), start=1):
+        log.line(number, line)
+    return HostSnapshot(events=log.events(), notes=log.notes)
 
 
 def _name(value: str | None) -> str | None:
     text = (value or "").strip()
     return None if not text or text in ("<unknown>", "'<unknown>'") else text
-
-
-def _xid_event(xid: re.Match[str], message: str, time: str | None, where: str) -> Event:
-    code = whole(xid.group("code"))
-    rest = xid.group("rest") or ""
-    owner = _PID.search(rest)
-    return Event(
-        kind="xid",
-        code=code,
-        pci_bus_id=bus_id(xid.group("bus")),
-        time=time,
-        text=message[xid.start() :][:MAX_TEXT],
-        xid_class=classify(code),
-        pid=integer(owner.group("pid")) if owner and owner.group("pid") else None,
-        process=_name(owner.group("name")) if owner else None,
-        source=where,
-    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from xml.etree.ElementTree import Element, ParseError
 
-from gpuadvisor.errors import InputError, InternalError
+from gpuadvisor.errors import InputError
 from gpuadvisor.evidence._limits import check_gpus
 from gpuadvisor.host.schema import (
     THROTTLE_BITS,
@@ -79,10 +79,14 @@ def parse_xml(text: str, name: str) -> Element:
     try:
         from defusedxml import DefusedXmlException
         from defusedxml.ElementTree import fromstring
-    except ImportError:  # pragma: no cover - depends on the installation
-        raise InternalError(
-            "reading nvidia-smi XML needs defusedxml",
-            hint="pip install 'gpuadvisor[evidence]'",
+    except ImportError:  # a dependency missing from the installation: not a bug
+        raise InputError(
+            "reading nvidia-smi XML needs the package defusedxml, a dependency of "
+            "gpuadvisor that is missing from this installation",
+            file=name,
+            hint="pip install defusedxml, or reinstall gpuadvisor "
+            "(`pip install --force-reinstall gpuadvisor`); or capture `nvidia-smi -q` "
+            "(text) instead, which needs no other package",
         ) from None
     try:
         root: Element = fromstring(

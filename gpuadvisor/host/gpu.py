@@ -229,6 +229,12 @@ class Gpu(HostModel):
         description="Why a value is null, by field path (temperature.slowdown_c, ...), "
         "where the source said why: 'nvmlDeviceGetTotalEccErrors: Not Supported'.",
     )
+    provenance: dict[str, str] = Field(
+        default_factory=dict,
+        description="Which evidence file gave each value, by field path (temperature.gpu_c, "
+        "throttle_reasons.sw_power_cap.active, samples, ...): the file whose value was kept "
+        "when several reported it. Filled when evidence files are merged.",
+    )
 
     @field_validator("throttle_reasons")
     @classmethod

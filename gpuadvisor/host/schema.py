@@ -250,10 +250,17 @@ class ConflictValue(HostModel):
 
 
 class Conflict(HostModel):
-    """Two evidence files disagree on one value; the first file's value is kept."""
+    """Two evidence files disagree on one value; the first file's value is kept. When
+    they disagree on which card sits at a bus id (name, UUID, serial), they describe two
+    cards, which are kept apart."""
 
     field: str
     values: list[ConflictValue]
+    gpu: str | None = Field(
+        default=None,
+        description="The GPU the value belongs to (bus id, else UUID, else 'index N'); "
+        "null for a host-wide value.",
+    )
 
 
 class HostSnapshot(HostModel):

@@ -1,4 +1,5 @@
-"""The GPU SKU catalog (CONTRACT §5): model, loading, overlays, filtering, lint.
+"""The GPU SKU catalog (CONTRACT §5 and §6): model, loading, overlays, filtering (lint:
+:mod:`gpuadvisor.inputs.catalog_lint`).
 
 One TOML file per SKU. Every decision-relevant value cites a public URL in ``[cite]``.
 Organisations overlay the bundled catalog with ``--catalog DIR``: a full entry adds a
@@ -10,11 +11,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -23,7 +24,7 @@ from gpuadvisor.inputs.cache import Document, bundled_documents
 from gpuadvisor.inputs.textio import load_document, locate_field
 from gpuadvisor.inputs.validation import input_error
 from gpuadvisor.resources import data_dir
-from gpuadvisor.vocabulary import Cooling, PriceKind, Segment
+from gpuadvisor.vocabulary import Cooling, PriceKind, Segment, SkuStatus, VgpuEdition
 
 #: Values a buyer's decision turns on; each must cite one of the entry's sources.
 CITED_FIELDS = (
@@ -44,6 +45,32 @@ CITED_FIELDS = (
 )
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
+
+
+class Certification(BaseModel):
+    """One ISV application whose published hardware list names the card."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    app: str = Field(min_length=2, max_length=120, description="As the vendor names it.")
+    release: str = Field("", max_length=40, description="Release of the list read.")
+    source: str = Field(min_length=8, description="The vendor's list (https).")
+    note: str = Field("", max_length=400)
+
+    @field_validator("source")
+    @classmethod
+    def _https(cls, value: str) -> str:
+        if not value.startswith("https://"):
+            raise ValueError("must be an https:// URL")
+        return value
+
+
+def app_key(name: str) -> str:
+    """How an application name is matched: case, accents, spacing and punctuation aside
+    ("Schrodinger glide" names "Schrödinger Glide")."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(re.sub(r"[^\w]+", " ", plain.casefold()).split())
 
 
 class Sku(BaseModel):
@@ -78,16 +105,47 @@ class Sku(BaseModel):
     fp32_tflops: float = Field(gt=0, le=10_000)
     fp16_tensor_tflops: float = Field(gt=0, le=100_000, description="Dense, FP32 accumulate.")
     launch_year: int = Field(ge=2010, le=2100)
-    price_usd: float = Field(gt=0, le=1_000_000)
-    price_date: dt.date = Field(strict=False)
+    # A SKU may have no price (CONTRACT §6): it is then a candidate marked quote-needed.
+    price_usd: float | None = Field(None, gt=0, le=1_000_000)
+    price_date: dt.date | None = Field(None, strict=False)
     price_kind: PriceKind = "launch-msrp"
-    price_source: str = Field(min_length=8)
+    price_source: str | None = Field(None, min_length=8)
     sources: tuple[str, ...] = Field(min_length=1, strict=False)
     cite: dict[str, str] = Field(default_factory=dict)
     disputes: dict[str, str] = Field(default_factory=dict)
     lifecycle_note: str = ""
     approved: bool | None = Field(
         None, description="Set by an organisation overlay: on the approved-purchase list."
+    )
+    # -- market and catalog reality (CONTRACT §6) ------------------------------------
+    status: SkuStatus | None = Field(
+        None, description="Whether the SKU can still be bought new: current, discontinued, eol."
+    )
+    status_date: str | None = Field(
+        None,
+        pattern=r"^\d{4}-\d{2}(-\d{2})?$",
+        description="When the status was stated (production end for discontinued), YYYY-MM.",
+    )
+    status_source: str | None = Field(None, min_length=8)
+    vgpu_editions: tuple[VgpuEdition, ...] | None = Field(
+        None,
+        strict=False,
+        description="NVIDIA vGPU editions a cited page supports: vpc, vws, vcs (empty: none).",
+    )
+    vgpu_editions_unverified: tuple[VgpuEdition, ...] = Field(
+        (),
+        strict=False,
+        description="Editions believed supported but not confirmed on a citable page; "
+        "shown, never used for a decision.",
+    )
+    fp64_tflops: float | None = Field(None, gt=0, le=10_000, description="FP64, TFLOPS.")
+    nvenc: int | None = Field(None, ge=0, le=16, description="Hardware video encoders.")
+    certified_for: tuple[Certification, ...] = Field(
+        (), strict=False, description="ISV applications that list this card, with sources."
+    )
+    weak_sources: dict[str, str] = Field(
+        default_factory=dict,
+        description="Field -> why its value rests on one weak source (named in reports).",
     )
     usable_vram_mib: float | None = Field(
         None,
@@ -125,9 +183,33 @@ class Sku(BaseModel):
                 raise ValueError(f"cite.{name} URL is not listed in sources")
         return self
 
+    @model_validator(mode="before")
+    @classmethod
+    def _unpriced_is_quote_needed(cls, data: Any) -> Any:
+        """A SKU stated without a price is quote-needed, whatever its default kind."""
+        if isinstance(data, dict) and data.get("price_usd") is None and "price_kind" not in data:
+            return {**data, "price_kind": "quote-needed"}
+        return data
+
+    @model_validator(mode="after")
+    def _check_price(self) -> Sku:
+        if self.price_kind == "quote-needed":
+            if self.price_usd is not None:
+                raise ValueError("price_kind 'quote-needed' means no price: drop price_usd")
+        elif self.price_usd is None or self.price_date is None or self.price_source is None:
+            raise ValueError(
+                f"a {self.price_kind} price needs price_usd, price_date and price_source "
+                "(a SKU without a price is price_kind = 'quote-needed')"
+            )
+        return self
+
     @property
     def label(self) -> str:
         return self.name
+
+    @property
+    def priced(self) -> bool:
+        return self.price_usd is not None
 
 
 class _Meta(BaseModel):
@@ -201,6 +283,10 @@ _PATCHABLE = {
     "price_source",
     "approved",
     "lifecycle_note",
+    "status",
+    "status_date",
+    "status_source",
+    "certified_for",
 }
 
 
@@ -264,6 +350,12 @@ def _apply_overlay(by_id: dict[str, Sku], folder: Path) -> None:
                         hint="write a full entry (without patch = true) to replace the SKU",
                     )
             merged = by_id[sku_id].model_dump() | changes
+            if "certified_for" in changes:
+                # An organisation's own ISV list adds to the published ones.
+                merged["certified_for"] = [
+                    *by_id[sku_id].model_dump()["certified_for"],
+                    *_as_list(changes["certified_for"]),
+                ]
             if "price_usd" in changes and "price_kind" not in changes:
                 merged["price_kind"] = "negotiated"
             by_id[sku_id] = _validate(merged, path, text, patch=True)
@@ -287,6 +379,8 @@ class SkuFilter:
     max_slot_width: float | None = None
     max_tdp_w: float | None = None
     max_price_usd: float | None = None
+    status: SkuStatus | None = None
+    vgpu_edition: VgpuEdition | None = None
 
     def accepts(self, sku: Sku) -> bool:
         checks = (
@@ -299,7 +393,11 @@ class SkuFilter:
             self.cooling is None or sku.cooling == self.cooling,
             self.max_slot_width is None or sku.slot_width <= self.max_slot_width,
             self.max_tdp_w is None or sku.tdp_w <= self.max_tdp_w,
-            self.max_price_usd is None or sku.price_usd <= self.max_price_usd,
+            # An unpriced SKU is not known to be under a price cap: it is left out.
+            self.max_price_usd is None
+            or (sku.price_usd is not None and sku.price_usd <= self.max_price_usd),
+            self.status is None or sku.status == self.status,
+            self.vgpu_edition is None or self.vgpu_edition in (sku.vgpu_editions or ()),
         )
         return all(checks)
 
@@ -308,106 +406,5 @@ def filter_skus(skus: Iterable[Sku], wanted: SkuFilter) -> list[Sku]:
     return [sku for sku in skus if wanted.accepts(sku)]
 
 
-#: Domains a maintained catalog must not cite: spam blogs that republish spun or
-#: machine-translated copies of hardware articles under unrelated URLs, reseller
-#: "datasheet" mirrors that copy NVIDIA text without provenance, AI-generated
-#: encyclopedias and web proxies that re-host other sites. A buyer's manager signs a
-#: document citing these URLs, so a value that only such a page states has to be
-#: re-sourced (or left with a note in ``disputes``). A domain matches itself and every
-#: subdomain (``wccftech-com.nproxy.org`` matches ``nproxy.org``).
-CITE_DENYLIST: dict[str, str] = {
-    "relationship-nepal.org": "unrelated site re-hosting reseller spec sheets",
-    "ecer.com": "B2B marketplace copying datasheets without provenance",
-    "ferreiradozezere.net": "spam blog with machine-translated copies of news articles",
-    "grokipedia.com": "AI-generated encyclopedia, not a primary or reviewed source",
-    "aiwiki.ai": "AI-generated wiki, not a primary or reviewed source",
-    "torrentinvites.org": "torrent forum re-posting news articles",
-    "nproxy.org": "web proxy mirroring other sites",
-    "gtool.pro": "web proxy mirroring other sites",
-    "http3.lol": "web proxy mirroring other sites",
-    "paperai.life": "web proxy mirroring other sites",
-}
-
-#: Plausible ranges for the unit-bearing fields (catches GB vs GiB, MB/s vs GB/s, kW).
-PLAUSIBLE: dict[str, tuple[float, float]] = {
-    "vram_gib": (1.0, 512.0),
-    "memory_bandwidth_gbs": (50.0, 10_000.0),
-    "tdp_w": (20.0, 1500.0),
-}
-
-
-def denied_domain(url: str) -> str | None:
-    """The denylisted domain ``url`` belongs to, or None."""
-    host = urlsplit(url).hostname or ""
-    for domain in CITE_DENYLIST:
-        if host == domain or host.endswith("." + domain):
-            return domain
-    return None
-
-
-def lint_catalog(catalog: Catalog, *, today: dt.date | None = None) -> list[str]:
-    """Problems that loading tolerates but a maintained catalog must not have."""
-    problems: list[str] = []
-    today = today or dt.date.today()
-    seen_ids: set[str] = set()
-    seen_names: dict[str, str] = {}
-    for sku in catalog.skus:
-        if sku.id in seen_ids:
-            problems.append(f"{sku.id}: id used by more than one SKU")
-        seen_ids.add(sku.id)
-        other = seen_names.get(sku.name.casefold())
-        if other is not None and other != sku.id:
-            problems.append(f"{sku.id}: name {sku.name!r} also used by {other}")
-        seen_names.setdefault(sku.name.casefold(), sku.id)
-        missing = [name for name in CITED_FIELDS if name not in sku.cite]
-        if missing:
-            problems.append(f"{sku.id}: no source cited for {', '.join(missing)}")
-        for url in dict.fromkeys((*sku.sources, sku.price_source)):
-            domain = denied_domain(url)
-            if domain:
-                fields = sorted(k for k, v in sku.cite.items() if v == url)
-                if url == sku.price_source:
-                    fields.append("price_source")
-                used = f" (cited for {', '.join(fields)})" if fields else ""
-                problems.append(
-                    f"{sku.id}: source on denylisted domain {domain}{used}: {CITE_DENYLIST[domain]}"
-                )
-        if not sku.price_source.startswith("https://"):
-            problems.append(f"{sku.id}: price_source must be an https:// URL")
-        elif sku.price_source not in sku.sources:
-            problems.append(f"{sku.id}: price_source is not listed in sources")
-        if sku.price_date > today:
-            problems.append(f"{sku.id}: price_date {sku.price_date} is in the future")
-        if sku.price_date.year < sku.launch_year:
-            problems.append(
-                f"{sku.id}: price_date {sku.price_date} is older than the launch year "
-                f"{sku.launch_year}"
-            )
-        if sku.price_kind == "estimate" and not (
-            sku.disputes.get("price_usd", "").strip() or sku.lifecycle_note.strip()
-        ):
-            problems.append(
-                f"{sku.id}: an estimated price must say how it was estimated in "
-                "disputes.price_usd or lifecycle_note (TOML comments are not kept)"
-            )
-        for name, (low, high) in PLAUSIBLE.items():
-            value = getattr(sku, name)
-            if not low <= value <= high:
-                problems.append(
-                    f"{sku.id}: {name} = {value:g} is outside the plausible {low:g}-{high:g}: "
-                    "check units"
-                )
-        if sku.usable_vram_mib is not None:
-            if "usable_vram_mib" not in sku.cite:
-                problems.append(f"{sku.id}: usable_vram_mib cites no capture")
-            label_mib = sku.vram_gib * 1024
-            if not 0.85 * label_mib <= sku.usable_vram_mib <= label_mib:
-                problems.append(
-                    f"{sku.id}: usable_vram_mib = {sku.usable_vram_mib:g} is not within 85-100% "
-                    f"of the {label_mib:g} MiB on the card: check units"
-                )
-        if sku.fp16_tensor_tflops < sku.fp32_tflops * 0.5:
-            problems.append(f"{sku.id}: fp16 tensor TFLOPS below half of FP32: check units")
-        if sku.segment == "datacenter" and sku.cooling != "passive" and sku.display_outputs:
-            problems.append(f"{sku.id}: data-center card with fans and display outputs: check")
-    return problems
+def _as_list(value: object) -> list[object]:
+    return list(value) if isinstance(value, (list, tuple)) else [value]

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, get_args, get_origin
 
+from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from gpuadvisor.errors import InputError, did_you_mean
@@ -72,7 +73,12 @@ def _render(header: list[str], value_of: Callable[[str, str, FieldInfo], object]
     lines = [*header, f'schema = "{PROFILE_SCHEMA}"']
     for section, model in SECTIONS.items():
         lines += ["", f"[{section}]"]
+        tables: list[tuple[str, FieldInfo, type[BaseModel]]] = []
         for name, info in model.model_fields.items():
+            table = _table_model(info)
+            if table is not None:  # written after the section's own keys, as TOML wants
+                tables.append((name, info, table))
+                continue
             value = value_of(section, name, info)
             comment = info.description or ""
             choices = _choices(info.annotation)
@@ -84,7 +90,36 @@ def _render(header: list[str], value_of: Callable[[str, str, FieldInfo], object]
                 lines.append(f"# {name} =  # {comment}")
                 continue
             lines.append(f"{name} = {_toml_value(value)}  # {comment}")
+        for name, info, table in tables:
+            lines += _table_lines(f"{section}.{name}", info, table, value_of(section, name, info))
     return "\n".join(lines) + "\n"
+
+
+def _table_model(info: FieldInfo) -> type[BaseModel] | None:
+    """The model of a nested table field (``[workload.model]``), else None."""
+    for kind in (info.annotation, *get_args(info.annotation)):
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            return kind
+    return None
+
+
+def _table_lines(path: str, info: FieldInfo, table: type[BaseModel], current: object) -> list[str]:
+    """A nested table with a comment per key; all commented out when it is not given."""
+    off = "# " if current is None else ""
+    lines = ["", f"{off}[{path}]  # Optional. {info.description or ''}"]
+    for name, field in table.model_fields.items():
+        if current is not None:
+            value = getattr(current, name)
+        else:
+            value = None if field.is_required() else field.get_default(call_default_factory=True)
+        comment = field.description or ""
+        choices = _choices(field.annotation)
+        if choices:
+            comment += f" ({choices})"
+        shown = "" if value is None else _toml_value(value)
+        commented = "# " if current is None or value is None else ""
+        lines.append(f"{commented}{name} = {shown}  # {comment}".replace("=   #", "=  #"))
+    return lines
 
 
 def template_text() -> str:

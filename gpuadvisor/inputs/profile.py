@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gpuadvisor.inputs.textio import load_document, parse_document
 from gpuadvisor.inputs.validation import input_error
+from gpuadvisor.inputs.workload_model import Model, either_schema, missing_error
 from gpuadvisor.vocabulary import (
     Airflow,
     Chassis,
@@ -21,6 +22,7 @@ from gpuadvisor.vocabulary import (
     Need,
     Objective,
     Parallelism,
+    VgpuEditionNeed,
     WorkloadKind,
 )
 
@@ -51,6 +53,8 @@ class Meta(_Section):
 
 
 class Workload(_Section):
+    model_config = ConfigDict(json_schema_extra=either_schema("vram_need_gib", "model"))
+
     kind: WorkloadKind = Field(description="What the GPUs will mostly do.")
     objective: Objective = Field(
         description="What success means: fast single answers (latency), many results per "
@@ -61,12 +65,15 @@ class Workload(_Section):
         None, gt=0, le=3_600_000, description="p99 target in milliseconds, for objective = latency."
     )
     interactive: bool = Field(False, description="People wait on each result.")
-    vram_need_gib: float = Field(
+    vram_need_gib: float | None = Field(
         # 0.01 GiB (10 MiB) is the smallest need that means anything; below it, cards
         # per job divide by almost nothing (5e-324 GiB made the packing count infinite).
+        # Required unless [workload.model] is given (then it is derived, see Model); a
+        # profile that gives both keeps this stated figure and the report shows both.
         ge=0.01,
         le=4096,
-        description="Peak GPU memory of ONE job or model instance, in GiB.",
+        description="Peak GPU memory of ONE job or model instance, in GiB. May be left out "
+        "when [workload.model] describes the model (it is then derived).",
     )
     concurrent_jobs: int = Field(
         1, ge=1, le=1024, description="Independent jobs wanted at the same time."
@@ -99,6 +106,31 @@ class Workload(_Section):
         description="The data-parallel job shards parameters, gradients and optimizer state "
         "over its cards (FSDP, ZeRO-3), so a card holds its share instead of a full replica.",
     )
+    model: Model | None = Field(
+        None,
+        description="The model one job runs; vram_need_gib is derived from it when not stated.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _need_from_model(cls, data: Any) -> Any:
+        # With [workload.model] the memory need may be left out: it is derived. Without
+        # it, vram_need_gib stays a required key (a missing one is named as such).
+        if isinstance(data, dict) and "vram_need_gib" not in data and data.get("model") is not None:
+            return {**data, "vram_need_gib": None}
+        return data
+
+    @model_validator(mode="after")
+    def _need_or_model(self) -> Workload:
+        if self.vram_need_gib is None and self.model is None:
+            raise missing_error("vram_need_gib", None)
+        return self
+
+    needs_fp64: bool = Field(
+        False,
+        description="The solver computes in double precision (many CFD, FEA and chemistry "
+        "codes); cards that run FP64 at 1/32 or 1/64 of FP32 are excluded.",
+    )
 
 
 class Requirements(_Section):
@@ -117,11 +149,25 @@ class Requirements(_Section):
     )
     display_sync: bool = Field(False, description="Frame Lock / Genlock / sync boards needed.")
     vgpu: bool = Field(False, description="vGPU / VDI / multi-tenant sharing of one card.")
+    vgpu_edition: VgpuEditionNeed = Field(
+        "none",
+        description="NVIDIA vGPU edition needed: vpc (office desktops), vws (professional "
+        "graphics, CAD), vcs (compute); none leaves it to the kind of work.",
+    )
     lifecycle_years: float = Field(3, gt=0, le=20, description="Planned service life, years.")
     fleet_homogeneity: bool = Field(False, description="Identical cards across many hosts matters.")
     downtime_cost_per_hour_usd: float = Field(
         0.0, ge=0, le=1e9, description="What one hour of this system being down costs."
     )
+
+    @model_validator(mode="after")
+    def _edition_needs_vgpu(self) -> Requirements:
+        if self.vgpu_edition != "none" and not self.vgpu:
+            raise ValueError(
+                f"vgpu_edition = {self.vgpu_edition!r} needs vgpu = true (a vGPU edition "
+                "is a way of sharing a card)"
+            )
+        return self
 
 
 class Platform(_Section):
@@ -208,6 +254,8 @@ def _known_names(loc: tuple[str | int, ...]) -> list[str]:
     if len(loc) == 1:
         return ["schema", *SECTIONS]
     section = SECTIONS.get(str(loc[0]))
+    if section is not None and len(loc) == 3 and loc[:2] == ("workload", "model"):
+        return list(Model.model_fields)
     return list(section.model_fields) if section else []
 
 
@@ -221,6 +269,18 @@ def _special(error: Any) -> tuple[str, str | None] | None:
         )
     if error["type"] == "tuple_type":
         return 'Input should be a list of names, like ["Ansys Fluent"]', None
+    if error["type"] == "missing" and loc == ("workload", "vram_need_gib"):
+        return (
+            "required field is missing",
+            "state the peak memory of one job in GiB, or describe the model in "
+            "[workload.model] and gpuadvisor derives it (see `gpuadvisor size`)",
+        )
+    if error["type"] == "missing" and loc == ("workload", "model", "params_b"):
+        return (
+            "required field is missing",
+            "give the parameters in billions, a model of the table (name = ...; "
+            "`gpuadvisor size --list-models`), or a local config.json (hf_config = ...)",
+        )
     return None
 
 

@@ -89,6 +89,54 @@ def decode_text(data: bytes, name: str) -> str:
     return text
 
 
+#: Byte-order marks of the Unicode encodings other than UTF-8 a capture arrives in,
+#: longest first (the UTF-32 LE mark begins with the UTF-16 LE one). Windows PowerShell
+#: 5.1 writes ``nvidia-smi -q > q.txt`` as UTF-16 LE with a BOM; ``Out-File -Encoding``
+#: can give the others.
+_CAPTURE_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+_CAPTURE_HINT = (
+    "save the capture as text (UTF-8, or UTF-16 with its byte-order mark); from PowerShell: "
+    "nvidia-smi -q | Out-File -Encoding utf8 q.txt"
+)
+
+
+def decode_capture(data: bytes, name: str) -> str:
+    """A captured tool output's text: UTF-8 as :func:`decode_text` reads it, or UTF-16 /
+    UTF-32 when the file starts with that encoding's byte-order mark (what PowerShell's
+    ``>`` writes). Without a mark, NUL bytes mean binary data, refused with a hint.
+
+    Only captures get this: TOML and JSON documents are UTF-8 by their specifications.
+    """
+    for bom, encoding in _CAPTURE_BOMS:
+        if data.startswith(bom):
+            body = data[len(bom) :]
+            try:
+                text = body.decode(encoding)
+            except UnicodeDecodeError as exc:
+                # The byte offset in the file, and its line in the text decoded so far.
+                line = body[: exc.start].decode(encoding, "replace").count("\n") + 1
+                raise InputError(
+                    f"not valid {encoding.upper()} text (byte {len(bom) + exc.start})",
+                    file=name,
+                    line=line,
+                ) from None
+            if "\x00" in text[:8192]:
+                raise InputError(
+                    f"looks like binary data after a {encoding.upper()} byte-order mark",
+                    file=name,
+                    hint=_CAPTURE_HINT,
+                )
+            return text
+    if b"\x00" in data[:8192]:
+        raise InputError("looks like binary data, expected text", file=name, hint=_CAPTURE_HINT)
+    return decode_text(data, name)
+
+
 def read_text(path: Path, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
     return decode_text(read_bytes(path, max_bytes=max_bytes), str(path))
 

@@ -39,11 +39,16 @@ MAX_INTERVAL_S: Final = 60.0
 #: Provenance label of what the probe read from NVML itself rather than from a file.
 NVML_SOURCE: Final = "nvml"
 
+#: The route without NVML. ``nvidia-smi -q`` text is read by gpuadvisor's own parser
+#: alone (no optional package, not even defusedxml), so the capture it names can be
+#: read by any installation.
 OFFLINE_HINT: Final = (
-    "without NVML, capture on the GPU host `nvidia-smi -q -x > smi.xml` "
+    "without NVML, capture on the GPU host `nvidia-smi -q > smi.txt` "
     "(with `nvidia-smi topo -m > topo.txt` and `dmesg -T > dmesg.txt`) "
-    "and run `gpuadvisor import smi.xml topo.txt dmesg.txt -o host.json`"
+    "and run `gpuadvisor import smi.txt topo.txt dmesg.txt -o host.json`"
 )
+#: What to do when a dependency that gpuadvisor declares is missing from the installation.
+REINSTALL_HINT: Final = "reinstall gpuadvisor (`pip install --force-reinstall gpuadvisor`)"
 _UNUSABLE: Final = {
     "LibraryNotFound": "the NVML library (libnvidia-ml.so.1) was not found: "
     "no NVIDIA driver is installed here",
@@ -101,15 +106,20 @@ def load_nvml() -> Any:
         import pynvml
     except ImportError:
         raise InputError(
-            "the NVML bindings are not installed (Python module pynvml, package nvidia-ml-py)",
-            hint=f"pip install 'gpuadvisor[nvml]' on the GPU host; or, {OFFLINE_HINT}",
+            "the NVML bindings (Python module pynvml, package nvidia-ml-py, a dependency of "
+            "gpuadvisor) are missing from this installation",
+            hint=f"pip install nvidia-ml-py, or {REINSTALL_HINT}; or, {OFFLINE_HINT}",
         ) from None
     return pynvml
 
 
 def _unusable(exc: NvmlUnusable) -> InputError:
     message = _UNUSABLE.get(exc.error, f"NVML cannot start: {exc.reason}")
-    return InputError(f"cannot probe: {message}", hint=OFFLINE_HINT)
+    return InputError(
+        f"cannot probe: {message}",
+        hint=f"run `gpuadvisor probe` on the GPU host, with its NVIDIA driver loaded; "
+        f"or, {OFFLINE_HINT}",
+    )
 
 
 def run_probe(

@@ -11,18 +11,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from gpuadvisor.decision.model import Decision
-from gpuadvisor.render.view import Column, SeriesStats, option_label
+from gpuadvisor.decision.model import Decision, Pick
+from gpuadvisor.render.purchase import Column
+from gpuadvisor.render.textwidth import fit_lines
+from gpuadvisor.render.view import SeriesStats, option_label
 from gpuadvisor.vocabulary import format_value
 
 WIDTH = 720
-LABEL_RIGHT = 228.0
-PLOT_LEFT = 240.0
+LABEL_RIGHT = 252.0
+PLOT_LEFT = 264.0
 ROW_HEIGHT = 24.0
 BAR_HEIGHT = 14.0
+#: Label text: size in px and the distance between the baselines of wrapped lines.
+FONT_SIZE = 11.0
+ROLE_SIZE = 10.0
+LINE_HEIGHT = 12.5
+#: Label lines start this far right of the chart's left edge.
+LABEL_LEFT = 4.0
 #: Beyond this many samples a series is reduced to each bucket's low and high, so spikes
 #: and throttling dips survive while the SVG stays small.
 MAX_POINTS = 600
+#: Every card the catalog lists is NVIDIA's: the word tells one bar from no other.
+VENDOR = "NVIDIA "
 
 
 def px(value: float) -> str:
@@ -30,12 +40,36 @@ def px(value: float) -> str:
 
 
 def clip(text: str, limit: int) -> str:
-    """Shorten a label to fit its column (the SVG has no text measurement)."""
+    """Shorten a label to ``limit`` characters (the one-line ``Bar.label``)."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def card_label(count: int, name: str) -> str:
+    """``2 × RTX PRO 4000 Blackwell``: the count and the card, without the vendor every
+    card shares, so what tells cards apart (model number, edition) stays in view."""
+    short = name[len(VENDOR) :] if name.startswith(VENDOR) and len(name) > len(VENDOR) else name
+    return f"{count} × {short}"
+
+
+def pick_label(pick: Pick) -> str:
+    """:func:`card_label` of what a pick runs on: the cards bought and those kept."""
+    if pick.kept_count and not pick.count:
+        return "keep " + card_label(pick.kept_count, pick.kept_name)
+    label = card_label(pick.count, pick.name)
+    return f"{label} + {pick.kept_count} kept" if pick.kept_count else label
+
+
+class Line(NamedTuple):
+    """One line of a label: its text, baseline, and whether it is the small role line."""
+
+    text: str
+    y: str
+    role: bool
 
 
 class Bar(NamedTuple):
     label: str
+    """The label on one line, shortened (kept for templates that draw one line)."""
     y: str
     text_y: str
     x: str
@@ -43,6 +77,12 @@ class Bar(NamedTuple):
     status: str
     note: str
     note_x: str
+    title: str = ""
+    """The full label and value, unshortened: the tooltip (SVG ``<title>``)."""
+    lines: tuple[Line, ...] = ()
+    """The label set on lines that fit left of the plot."""
+    notes: tuple[Line, ...] = ()
+    """The note set on lines that fit right of the bar."""
 
 
 class Tick(NamedTuple):
@@ -66,6 +106,7 @@ class BarChart(NamedTuple):
     ticks: tuple[Tick, ...]
     marker: Marker | None
     """A vertical reference line (the memory need), or None."""
+    label_left: str = px(LABEL_LEFT)
 
 
 class Marker(NamedTuple):
@@ -73,6 +114,71 @@ class Marker(NamedTuple):
     label: str
     top: str
     label_y: str
+
+
+class _Row(NamedTuple):
+    """A bar before it is placed: its label lines ((text, is_role)), note lines, value."""
+
+    label: list[tuple[str, bool]]
+    note: list[str]
+    status: str
+    value: float
+    one_line: str
+    title: str
+
+
+def _label_lines(role: str | None, text: str, *, bold: bool) -> list[tuple[str, bool]]:
+    width = LABEL_RIGHT - LABEL_LEFT
+    lines = [(line, True) for line in fit_lines(role, width, ROLE_SIZE)] if role else []
+    return lines + [(line, False) for line in fit_lines(text, width, FONT_SIZE, bold=bold)]
+
+
+def _place(
+    rows: Sequence[_Row], top: float, factor: float, offset: float, notes_at: float | None
+) -> tuple[list[Bar], float]:
+    """Rows stacked from ``top``, each as tall as its label or note needs; notes start
+    at ``notes_at``, or just right of their bar when it is None."""
+    bars = []
+    y = top
+    for row in rows:
+        lines = max(len(row.label), len(row.note), 1)
+        height = max(ROW_HEIGHT, lines * LINE_HEIGHT + 8)
+        middle = y + height / 2
+        start, end = sorted((offset, offset + row.value * factor))
+        width = max(end - start, 1.5)
+        note_x = notes_at if notes_at is not None else start + width + 5
+
+        label_lines = tuple(
+            Line(text, px(b), role)
+            for (text, role), b in zip(row.label, _baselines(middle, len(row.label)), strict=True)
+        )
+        note_lines = tuple(
+            Line(text, px(b), False)
+            for text, b in zip(row.note, _baselines(middle, len(row.note)), strict=True)
+        )
+        bars.append(
+            Bar(
+                label=row.one_line,
+                y=px(middle - BAR_HEIGHT / 2),
+                text_y=px(middle + 4),
+                x=px(start),
+                width=px(width),
+                status=row.status,
+                note=" ".join(row.note),
+                note_x=px(note_x),
+                title=row.title,
+                lines=label_lines,
+                notes=note_lines,
+            )
+        )
+        y += height
+    return bars, y
+
+
+def _baselines(middle: float, count: int) -> list[float]:
+    """Baselines of ``count`` lines centred on ``middle``."""
+    first = middle - (count - 1) * LINE_HEIGHT / 2 + 4
+    return [first + i * LINE_HEIGHT for i in range(count)]
 
 
 def _bar_chart(
@@ -117,50 +223,41 @@ def scores_chart(decision: Decision) -> BarChart | None:
     class_scores = decision.scores.get("class", {})
     if r.shape not in shape_scores or r.class_ not in class_scores:
         return None
-    rows: list[tuple[str, int, str, str]] = []
+    entries: list[tuple[str, int, str, str, str]] = []
     chosen_score = shape_scores[r.shape] + class_scores[r.class_]
-    if decision.picks:
-        rows.append(
-            (option_label(r.shape, r.class_, short=True), chosen_score, "chosen", "recommended")
-        )
-    else:
-        rows.append(
-            (
-                option_label(r.shape, r.class_, short=True),
-                chosen_score,
-                "excluded",
-                "no option fits",
-            )
-        )
+    chosen_note = "recommended" if decision.picks else "no option fits"
+    chosen_status = "chosen" if decision.picks else "excluded"
+    label = option_label(r.shape, r.class_, short=True)
+    entries.append((label, chosen_score, chosen_status, chosen_note, chosen_note))
     for a in decision.alternatives:
         if a.best is not None:
-            status, note = "feasible", f"best: {a.best.count} × {a.best.name}"
+            status = "feasible"
+            note = f"best: {card_label(a.best.count, a.best.name)}"
+            full = f"best: {a.best.count} × {a.best.name}"
         else:
             status, note = "excluded", "excluded by " + ", ".join(a.eliminated_by[:3])
-        rows.append((option_label(a.shape, a.class_, short=True), a.score, status, note))
-    rows.sort(key=lambda row: -row[1])
+            full = "excluded by " + ", ".join(a.eliminated_by)
+        entries.append((option_label(a.shape, a.class_, short=True), a.score, status, note, full))
+    entries.sort(key=lambda e: -e[1])
     plot_right = 470.0
-    lo = min(0, *(score for _, score, _, _ in rows))
-    hi = max(0, *(score for _, score, _, _ in rows))
+    note_left = plot_right + 10
+    note_width = WIDTH - note_left - LABEL_LEFT
+    rows = [
+        _Row(
+            label=_label_lines(None, label, bold=status == "chosen"),
+            note=list(fit_lines(f"{score:+d} · {note}", note_width, FONT_SIZE, bold=False)),
+            status=status,
+            value=float(score),
+            one_line=clip(label, 38),
+            title=f"{label}: {score:+d} · {full}",
+        )
+        for label, score, status, note, full in entries
+    ]
+    lo = min(0, *(score for _, score, _, _, _ in entries))
+    hi = max(0, *(score for _, score, _, _, _ in entries))
     factor, offset = _scale(lo, hi, PLOT_LEFT, plot_right)
     top = 10.0
-    bars = []
-    for index, (label, score, status, note) in enumerate(rows):
-        y = top + index * ROW_HEIGHT
-        start, end = sorted((offset, offset + score * factor))
-        bars.append(
-            Bar(
-                label=clip(label, 38),
-                y=px(y + (ROW_HEIGHT - BAR_HEIGHT) / 2),
-                text_y=px(y + ROW_HEIGHT / 2 + 4),
-                x=px(start),
-                width=px(max(end - start, 1.5)),
-                status=status,
-                note=clip(f"{score:+d} · {note}", 42),
-                note_x=px(plot_right + 10),
-            )
-        )
-    bottom = top + len(rows) * ROW_HEIGHT
+    bars, bottom = _place(rows, top, factor, offset, note_left)
     ticks = tuple(
         Tick(px(offset + value * factor), f"{value:+d}" if value else "0")
         for value in sorted({lo, 0, hi})
@@ -184,24 +281,23 @@ def memory_chart(columns: Sequence[Column], need_gib: float | None) -> BarChart 
     hi = max(need_gib, *(c.job_memory_gib for c in columns)) * 1.08
     factor, offset = _scale(0, hi, PLOT_LEFT, plot_right)
     top = 22.0
-    bars = []
-    for index, column in enumerate(columns):
-        y = top + index * ROW_HEIGHT
+    rows = []
+    for column in columns:
         memory = column.job_memory_gib
         status = ("chosen" if column.chosen else "feasible") if memory >= need_gib else "short"
-        bars.append(
-            Bar(
-                label=clip(f"{column.role}: {column.card}", 38),
-                y=px(y + (ROW_HEIGHT - BAR_HEIGHT) / 2),
-                text_y=px(y + ROW_HEIGHT / 2 + 4),
-                x=px(offset),
-                width=px(max(memory * factor, 1.5)),
+        # Two rejected kinds may offer the same card: their kind tells the bars apart.
+        role = column.role if column.chosen else f"{column.role}: {column.short_option}"
+        rows.append(
+            _Row(
+                label=_label_lines(role, pick_label(column.pick), bold=column.chosen),
+                note=[f"{format_value(memory)} GiB"],
                 status=status,
-                note=f"{format_value(memory)} GiB",
-                note_x=px(offset + max(memory * factor, 1.5) + 5),
+                value=memory,
+                one_line=clip(f"{column.role}: {column.card}", 38),
+                title=f"{role}: {column.card}, {format_value(memory)} GiB for one job",
             )
         )
-    bottom = top + len(columns) * ROW_HEIGHT
+    bars, bottom = _place(rows, top, factor, offset, None)
     step = _nice_step(hi)
     ticks = tuple(
         Tick(px(offset + value * factor), format_value(float(value)))

@@ -26,7 +26,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from gpuadvisor import __version__
-from gpuadvisor.decision.words import describe_flip
+from gpuadvisor.decision.words import describe_flip, format_measure
 from gpuadvisor.inputs.cache import user_cache_folder
 from gpuadvisor.inputs.textio import read_bytes
 from gpuadvisor.render import printable
@@ -49,8 +49,8 @@ _IMAGE_TYPES = {
 _MAX_ASSET_BYTES = 2 * 1024 * 1024
 
 
-def money(value: float) -> str:
-    return f"${value:,.0f}"
+def money(value: float | None) -> str:
+    return "on quote" if value is None else f"${value:,.0f}"
 
 
 def _printable(value: object) -> object:
@@ -152,6 +152,7 @@ def environment(flavour: Flavour, overlay: Path | None = None) -> jinja2.Environ
         "money": money,
         "value": format_value,
         "flip": describe_flip,
+        "measure": format_measure,
         **format_filters,
     }
     env.add_filters(filters)

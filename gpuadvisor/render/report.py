@@ -7,14 +7,15 @@ is escaped for its format, so user text (title, requester, notes, ISV names, fil
 is always data, never markup.
 
 Reproducible output: the same decision and templates give the same bytes in every
-format. Nothing reads the clock; the date shown comes from ``SOURCE_DATE_EPOCH`` only
-(:func:`report_date`), and the PDF uses Typst's embedded fonts, never the system's.
+format. Rendering reads no clock and no environment: the date shown is the decision's
+``provenance.generated_at`` (fixed by ``SOURCE_DATE_EPOCH`` when the decision was made,
+:mod:`gpuadvisor.decision.dates`), and the PDF uses Typst's embedded fonts, never the
+system's.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,23 +50,6 @@ CHART_FONTS: dict[Flavour, str] = {
     "html": "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif",
     "typst": "Libertinus Serif",
 }
-
-
-def report_date() -> str | None:
-    """The date shown in reports: from SOURCE_DATE_EPOCH only, so output is reproducible."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if not epoch:
-        return None
-    try:
-        stamp = int(epoch)
-    except ValueError:
-        raise InputError(f"SOURCE_DATE_EPOCH must be an integer, got {epoch[:40]!r}") from None
-    try:
-        return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc).date().isoformat()
-    except (ValueError, OverflowError, OSError):
-        raise InputError(
-            f"SOURCE_DATE_EPOCH is not a date: {epoch[:40]!r} seconds since 1970"
-        ) from None
 
 
 @overload
@@ -109,7 +93,7 @@ def render_source(decision: Decision, fmt: str, *, template_dir: Path | None = N
     flavour, name = TEMPLATES[fmt]
     with _template_errors(template_dir):
         env = environment(flavour, template_dir)
-        view = build_view(decision, _runbook(env), report_date())
+        view = build_view(decision, _runbook(env), decision.provenance.generated_at)
         context: dict[str, Any] = {
             "v": view,
             "d": decision,
@@ -185,9 +169,10 @@ def _charts(view: ReportView, flavour: Flavour, template_dir: Path | None) -> di
 def _typst_date(date: str | None) -> Markup:
     from markupsafe import Markup
 
-    if date is None:
+    try:
+        day = dt.date.fromisoformat(date or "")
+    except ValueError:  # a decision document edited by hand: show no document date
         return Markup("none")
-    day = dt.date.fromisoformat(date)
     return Markup(f"datetime(year: {day.year}, month: {day.month}, day: {day.day})")
 
 

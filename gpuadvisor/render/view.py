@@ -19,6 +19,20 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuadvisor.decision.model import Alternative, Decision, Finding, MeasuredGpu, Pick, Sample
 from gpuadvisor.errors import InputError
+from gpuadvisor.render.provenance import (
+    EvidenceFile,
+    PriceUsed,
+    Shortener,
+    prices_used,
+    shortener,
+)
+from gpuadvisor.render.purchase import Column, Row, buy_text, fit_rows, purchase_lines
+from gpuadvisor.render.sections import (
+    ConflictRow,
+    SizingView,
+    conflict_rows,
+    sizing_view,
+)
 from gpuadvisor.vocabulary import Category, GpuClass, Shape, format_value
 
 #: Rejected alternatives shown beside the picks in the comparison table.
@@ -133,33 +147,6 @@ def select_runbook(runbook: Runbook, decision: Decision) -> tuple[RunbookEntry, 
 # -- the comparison table ------------------------------------------------------------
 
 
-class Column(NamedTuple):
-    """One purchase in the comparison: a pick, or the best option of a rejected kind."""
-
-    role: str
-    option: str
-    pick: Pick
-    chosen: bool
-
-    @property
-    def card(self) -> str:
-        pick = self.pick
-        if pick.kept_count and not pick.count:
-            return f"keep {pick.kept_count} × {pick.kept_name}"
-        if pick.kept_count:
-            return f"{pick.count} × {pick.name} + {pick.kept_count} kept"
-        return f"{pick.count} × {pick.name}"
-
-    @property
-    def job_memory_gib(self) -> float:
-        return self.pick.vram_per_job_gib or self.pick.vram_gib
-
-
-class Row(NamedTuple):
-    label: str
-    cells: tuple[str, ...]
-
-
 def _yes(value: bool) -> str:
     return "yes" if value else "no"
 
@@ -167,8 +154,9 @@ def _yes(value: bool) -> str:
 def comparison_columns(decision: Decision) -> tuple[Column, ...]:
     r = decision.recommendation
     chosen = option_label(r.shape, r.class_)
+    short = option_label(r.shape, r.class_, short=True)
     columns = [
-        Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True)
+        Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True, short_option=short)
         for rank, pick in enumerate(decision.picks, start=1)
     ]
     alternatives = [a for a in decision.alternatives if a.best is not None]
@@ -180,6 +168,7 @@ def comparison_columns(decision: Decision) -> tuple[Column, ...]:
                 option=option_label(alternative.shape, alternative.class_),
                 pick=alternative.best,
                 chosen=False,
+                short_option=option_label(alternative.shape, alternative.class_, short=True),
             )
         )
     return tuple(columns)
@@ -195,111 +184,80 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("Kind", (c.option for c in columns)),
         row("Memory per card", (f"{format_value(p.vram_gib)} GiB" for p in picks)),
         row("Bandwidth per card", (f"{format_value(p.memory_bandwidth_gbs)} GB/s" for p in picks)),
+        *speed_rows(picks),
         row("ECC", (_yes(p.ecc) for p in picks)),
         row("Frame lock", (_yes(p.frame_lock) for p in picks)),
         row("vGPU", (_yes(p.vgpu) for p in picks)),
         row("Cooling", (p.cooling for p in picks)),
         row("Slots per card", (format_value(p.slot_width) for p in picks)),
         row("Board power, all cards", (f"{format_value(p.tdp_w * p.count)} W" for p in picks)),
-        row("Unit price", (f"${p.price_usd:,.0f} ({p.price_kind}, {p.price_date})" for p in picks)),
-        row("Total price", (f"${p.total_price_usd:,.0f}" for p in picks)),
-        row(f"Lifecycle cost{span}", (f"${p.lifecycle_cost_usd:,.0f}" for p in picks)),
+        row("Unit price", (unit_price(p) for p in picks)),
+        row("Total price", (_money(p.total_price_usd) for p in picks)),
+        row(f"Lifecycle cost{span}", (_money(p.lifecycle_cost_usd) for p in picks)),
+        row("Availability", (availability(p) for p in picks)),
+        row("vGPU editions", (", ".join(p.vgpu_editions) or "none" for p in picks)),
+        row("FP64", (_tflops(p.fp64_tflops) for p in picks)),
     )
 
 
-def fit_rows(columns: Sequence[Column], need_gib: float | None) -> tuple[Row, ...]:
-    """Capacity and physical fit of each compared purchase (CONTRACT §6)."""
-    picks = [c.pick for c in columns]
-
-    def usable(p: Pick) -> str:
-        if p.usable_vram_gib is None:
-            return "–"
-        need = f" / {format_value(need_gib)}" if need_gib is not None else ""
-        return f"{format_value(round(p.usable_vram_gib, 2))}{need} GiB"
-
-    def limit(p: Pick) -> str:
-        if p.power_limit_w is None:
-            return "none needed"
-        return f"{format_value(p.power_limit_w)} W (about {format_value(p.speed_cost_pct)}% slower)"
-
-    rows = [
-        Row("Jobs served", tuple(f"{p.jobs_served} of {p.jobs_wanted}" for p in picks)),
-        Row("Usable / needed per job", tuple(usable(p) for p in picks)),
-        Row(
-            "Headroom per job",
-            tuple(
-                "–" if p.headroom_gib is None else f"{format_value(round(p.headroom_gib, 2))} GiB"
-                for p in picks
-            ),
-        ),
-        Row(
-            "Cards in the host",
-            tuple(
-                f"{p.cards_total}" + (f" ({p.kept_count} kept)" if p.kept_count else "")
-                for p in picks
-            ),
-        ),
-        Row(
-            "Slots, all cards",
-            tuple("–" if p.slots_total is None else format_value(p.slots_total) for p in picks),
-        ),
-    ]
-    if any(p.power_limit_w is not None for p in picks):
-        rows.append(Row("Power limit per card", tuple(limit(p) for p in picks)))
-    return tuple(rows)
+def speed_rows(picks: Sequence[Pick]) -> tuple[Row, ...]:
+    """Decode and prefill bounds, when the decision has them (a language model served)."""
+    speeds = [p.speed for p in picks]
+    if not any(speeds):
+        return ()
+    decode = (
+        f"{format_value(round(s.decode_ms_per_token, 1))} ms/token" if s else "–" for s in speeds
+    )
+    prefill = (f"{format_value(round(s.prefill_s, 2))} s" if s else "–" for s in speeds)
+    return (
+        Row("Decode, at best", tuple(decode)),
+        Row("Full-length prompt, at least", tuple(prefill)),
+    )
 
 
-def purchase_lines(decision: Decision) -> tuple[str, ...]:
-    """The purchase's capacity, memory, fit, the cards already in the host and the
-    cheapest option that would do, one line each (every format shows them)."""
-    r = decision.recommendation
-    top = decision.picks[0] if decision.picks else None
-    lines = []
-    if r.capacity is not None:
-        lines.append(f"Capacity: {r.capacity.summary}")
-    if top is not None and top.usable_vram_gib is not None and top.memory_basis != "usable":
-        lines.append(
-            f"Memory: a {format_value(round(top.usable_vram_gib, 2))} GiB vGPU profile per "
-            f"user for a need of {format_value(decision.vram_need_gib)} GiB (vGPU profiles "
-            f"divide the board's {format_value(top.vram_gib)} GiB frame buffer)."
-        )
-    elif top is not None and top.usable_vram_gib is not None and top.headroom_gib is not None:
-        need = format_value(decision.vram_need_gib)
-        lines.append(
-            f"Memory: {format_value(round(top.usable_vram_gib, 2))} GiB usable per job for a "
-            f"need of {need} GiB ({format_value(round(top.headroom_gib, 2))} GiB headroom)."
-        )
-    if top is not None and top.slots_total is not None and top.board_power_w is not None:
-        cards = top.cards_total
-        lines.append(
-            f"Fit: {cards} card{'s' if cards != 1 else ''} in the host "
-            f"{'takes' if cards == 1 else 'take'} "
-            f"{format_value(top.slots_total)} slot positions and "
-            f"{format_value(top.board_power_w)} W of board power."
-        )
-    if top is not None and top.power_limit_w is not None:
-        lines.append(
-            f"Power limit: set each card to {format_value(top.power_limit_w)} W "
-            f"(nvidia-smi -pl {format_value(top.power_limit_w)}); expect it about "
-            f"{format_value(top.speed_cost_pct)}% slower."
-        )
-    if r.existing:
-        held = "; ".join(
-            f"{e.count} × {e.name}, {'kept' if e.kept else 'not kept'}" for e in r.existing
-        )
-        lines.append(f"In the host now ({r.action}): {held}.")
-    if decision.enough is not None:
-        lines.append(decision.enough.text)
-    return tuple(lines)
+# -- market: price kind and age, availability (CONTRACT §6) ---------------------------
 
 
-def buy_text(decision: Decision) -> str:
-    top = decision.picks[0] if decision.picks else None
-    if top is None:
-        return "nothing fits"
-    if top.count == 0:
-        return "nothing (keep the cards in the host)"
-    return f"{top.count} × {top.name}"
+def _money(value: float | None) -> str:
+    return "on quote" if value is None else f"${value:,.0f}"
+
+
+def _tflops(value: float | None) -> str:
+    return "unknown" if value is None else f"{format_value(round(value, 2))} TFLOPS"
+
+
+def unit_price(pick: Pick) -> str:
+    """``$1,599 (launch-msrp, 2022-09-20, 1,533 days old)``, or ``on quote``."""
+    if pick.price_usd is None:
+        return "on quote (quote-needed)"
+    age = f", {price_age(pick.price_age_days)}" if pick.price_age_days is not None else ""
+    return f"${pick.price_usd:,.0f} ({pick.price_kind}, {pick.price_date}{age})"
+
+
+def price_age(days: int) -> str:
+    return "today" if days == 0 else f"{format_value(days)} day{'s' if days != 1 else ''} old"
+
+
+def availability(pick: Pick) -> str:
+    when = f" {pick.status_date}" if pick.status_date else ""
+    return f"{pick.status}{when}"
+
+
+class PickFlags(NamedTuple):
+    """What a buyer must know about one pick's market before ordering it."""
+
+    card: str
+    flags: tuple[str, ...]
+
+
+def market_flags(columns: Sequence[Column]) -> tuple[PickFlags, ...]:
+    from gpuadvisor.decision.words import pick_flags
+
+    out = []
+    for column in columns:
+        if column.chosen and (flags := pick_flags(column.pick)):
+            out.append(PickFlags(f"{column.role}: {column.card}", flags))
+    return tuple(out)
 
 
 # -- measured evidence ---------------------------------------------------------------
@@ -389,13 +347,28 @@ class ReportView(NamedTuple):
     """Capacity, memory, fit, the cards in the host, the cheapest option (CONTRACT §6)."""
     buy: str = ""
     """What is bought, in a few words."""
+    prices: tuple[PriceUsed, ...] = ()
+    """The picks' unit prices, their kind, date and age at the report date."""
+    evidence: tuple[EvidenceFile, ...] = ()
+    """The evidence files with the names the tables use for them."""
+    short: Shortener = Shortener({}, None)
+    """``v.short(text)``: the text with evidence paths shortened to those names."""
+    conflicts: tuple[ConflictRow, ...] = ()
+    """Values the evidence files disagree on (the "Conflicting evidence" section)."""
+    sizing: SizingView | None = None
+    """The memory breakdown, when the profile describes its model."""
+    market: tuple[PickFlags, ...] = ()
+    """Per pick: availability, price kind and age, budget not checked (CONTRACT §6)."""
+    top_cost: str = ""
+    """The summary's sentence on what the first pick costs."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
-    from gpuadvisor.decision.words import describe_flip
+    from gpuadvisor.decision.words import describe_flip, pick_cost_sentence
 
     columns = comparison_columns(decision)
     r = decision.recommendation
+    short = shortener(decision)
     return ReportView(
         d=decision,
         date=date,
@@ -412,4 +385,11 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
         purchase=purchase_lines(decision),
         buy=buy_text(decision),
+        prices=prices_used(decision),
+        evidence=tuple(EvidenceFile(short(e.file), e) for e in decision.inputs.evidence),
+        short=short,
+        conflicts=conflict_rows(decision),
+        sizing=sizing_view(decision),
+        market=market_flags(columns),
+        top_cost=pick_cost_sentence(decision.picks[0]) if decision.picks else "",
     )

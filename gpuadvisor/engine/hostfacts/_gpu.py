@@ -6,19 +6,29 @@ from statistics import mean
 
 from gpuadvisor.engine.hostfacts._common import (
     BUSY_UTIL_PCT,
+    HOLDING_REASONS,
     POWER_REASONS,
+    SNAPSHOT,
     THERMAL_REASONS,
+    WINDOW,
+    WINDOW_SAMPLES,
+    Basis,
     FactValue,
     any_known,
+    busy_samples,
     fact,
     is_busy,
     limited_fraction,
+    load_draw_ratio,
     max_known,
     min_known,
     power_draw,
     power_limit,
+    reason_share,
     sum_known,
     used_pct,
+    was_busy,
+    worst,
 )
 from gpuadvisor.host.schema import Gpu, HostSnapshot
 
@@ -60,15 +70,172 @@ def _thermal(s: HostSnapshot) -> FactValue:
     """Clocks Event Reasons SW / HW Thermal Slowdown (NVML
     nvmlDeviceGetCurrentClocksEventReasons): share of samples with either active, the
     larger of the two per GPU; a single snapshot is one sample (1.0 or 0.0). dmon tviol
-    gives a measured share. Worst GPU."""
+    gives a measured share, which governs when there is one (see reason_share). Worst
+    GPU."""
     return max_known(limited_fraction(g, THERMAL_REASONS) for g in s.gpus)
+
+
+@fact("gpu.thermal_basis", "gpus.throttle_reasons")
+def _thermal_basis(s: HostSnapshot) -> FactValue:
+    """What gpu.thermal_limited_fraction rests on: window or snapshot."""
+    return _basis(worst(reason_share(g, THERMAL_REASONS) for g in s.gpus))
 
 
 @fact("gpu.power_limited_fraction", "gpus.throttle_reasons")
 def _power(s: HostSnapshot) -> FactValue:
     """Clocks Event Reasons SW Power Cap / HW Power Brake Slowdown, as for the thermal
-    fraction (dmon pviol gives a measured share). Worst GPU."""
+    fraction (dmon pviol gives a measured share). Worst GPU. It mixes the GPU's own cap
+    with the external brake; the power rules read gpu.power_cap_* and gpu.power_brake_*."""
     return max_known(limited_fraction(g, POWER_REASONS) for g in s.gpus)
+
+
+def _basis(reading: tuple[float, Basis] | None) -> Basis | None:
+    return None if reading is None else reading[1]
+
+
+def _capped(s: HostSnapshot) -> tuple[float, Basis, float | None] | None:
+    """The GPU most often at its own power cap (SW Power Cap; dmon pviol): its share,
+    what the share rests on, and its draw under load over its enforced limit. Between
+    GPUs with the same share, the one drawing closest to its limit."""
+    found: list[tuple[float, Basis, float | None]] = []
+    for gpu in s.gpus:
+        share = reason_share(gpu, ("sw_power_cap",))
+        if share is not None:
+            found.append((*share, load_draw_ratio(gpu)))
+    if not found:
+        return None
+    return max(found, key=lambda f: (f[0], -1.0 if f[2] is None else f[2], f[1] == SNAPSHOT))
+
+
+@fact("gpu.power_cap_fraction", "gpus.throttle_reasons")
+def _power_cap(s: HostSnapshot) -> FactValue:
+    """Clocks Event Reason SW Power Cap alone (the GPU's own power limit; NVML
+    nvmlClocksEventReasonSwPowerCap; dmon pviol over a window): share of readings, worst
+    GPU. Not the HW Power Brake, which is an external signal."""
+    capped = _capped(s)
+    return None if capped is None else capped[0]
+
+
+@fact("gpu.power_cap_basis", "gpus.throttle_reasons")
+def _power_cap_basis(s: HostSnapshot) -> FactValue:
+    """What gpu.power_cap_fraction rests on: window or snapshot."""
+    capped = _capped(s)
+    return None if capped is None else capped[1]
+
+
+@fact("gpu.power_cap_draw_ratio", "gpus.throttle_reasons", "gpus.power", "gpus.samples")
+def _power_cap_draw(s: HostSnapshot) -> FactValue:
+    """For the GPU of gpu.power_cap_fraction: Power Draw under load over its Enforced
+    Power Limit (mean over busy samples, else the snapshot). Near 1 the cap is the card
+    pulling its full budget; far below it the card is idle, whatever the flag says."""
+    capped = _capped(s)
+    return None if capped is None else capped[2]
+
+
+def _braked(s: HostSnapshot, *, busy: bool) -> list[tuple[float, Basis]]:
+    return [
+        share
+        for g in s.gpus
+        if was_busy(g) is busy
+        and (share := reason_share(g, ("hw_power_brake_slowdown",))) is not None
+    ]
+
+
+@fact(
+    "gpu.power_brake_fraction",
+    "gpus.throttle_reasons",
+    "gpus.utilisation",
+    "gpus.power",
+    "gpus.samples",
+)
+def _power_brake(s: HostSnapshot) -> FactValue:
+    """Clocks Event Reason HW Power Brake Slowdown on GPUs that were busy (NVML
+    nvmlClocksEventReasonHwPowerBrakeSlowdown): share of readings, worst busy GPU. The
+    brake is asserted from outside the GPU (the board, the PSU, the BMC), not by the
+    GPU's power limit. None when no busy GPU reports it."""
+    return _share(worst(_braked(s, busy=True)))
+
+
+@fact("gpu.power_brake_basis", "gpus.throttle_reasons", "gpus.utilisation", "gpus.samples")
+def _power_brake_basis(s: HostSnapshot) -> FactValue:
+    """What the power brake readings rest on, window or snapshot: those of the busy
+    GPUs (gpu.power_brake_fraction) when any reports the reason, else the idle GPUs'."""
+    return _basis(worst(_braked(s, busy=True)) or worst(_braked(s, busy=False)))
+
+
+@fact(
+    "gpu.power_brake_idle",
+    "gpus.throttle_reasons",
+    "gpus.utilisation",
+    "gpus.power",
+    "gpus.samples",
+)
+def _power_brake_idle(s: HostSnapshot) -> FactValue:
+    """HW Power Brake Slowdown reported active on a GPU that was idle (utilisation and
+    draw under half; an idle HGX H100 at 67 of 700 W with the brake asserted). None
+    when no idle GPU reports the reason."""
+    shares = _braked(s, busy=False)
+    return any(share > 0 for share, _ in shares) if shares else None
+
+
+def _share(reading: tuple[float, Basis] | None) -> float | None:
+    return None if reading is None else reading[0]
+
+
+def _held(s: HostSnapshot) -> list[tuple[float, Basis]]:
+    return [
+        share
+        for g in s.gpus
+        if was_busy(g) and (share := reason_share(g, HOLDING_REASONS)) is not None
+    ]
+
+
+@fact(
+    "gpu.clock_held_fraction",
+    "gpus.throttle_reasons",
+    "gpus.utilisation",
+    "gpus.power",
+    "gpus.samples",
+)
+def _clock_held(s: HostSnapshot) -> FactValue:
+    """Share of readings in which a busy GPU reported a clock-event reason that holds
+    its clocks down (SW / HW Thermal Slowdown, HW Slowdown, SW Power Cap, HW Power
+    Brake): the card's own word on why it runs slower, worst busy GPU. A GeForce card
+    with every reason "Not Active" is 0, however far its clock is below Max Clocks."""
+    return _share(worst(_held(s)))
+
+
+def _sustained(gpu: Gpu) -> float | None:
+    clocks = [x.sm_clock_mhz for x in busy_samples(gpu) if x.sm_clock_mhz is not None]
+    if len(clocks) < WINDOW_SAMPLES or not max(clocks):
+        return None
+    return mean(clocks) / max(clocks)
+
+
+@fact("gpu.sm_clock_sustained_ratio", "gpus.samples")
+def _sm_sustained(s: HostSnapshot) -> FactValue:
+    """Over a sampled window (dmon pclk, probe samples): the mean SM clock while busy
+    over the highest SM clock the same card held while busy in that window; lowest over
+    GPUs. The card is its own reference: a drop from the clock it reached under load
+    is throttling, where Max Clocks is a figure GeForce cards never sustain. None
+    without two busy samples."""
+    return min_known(_sustained(g) for g in s.gpus)
+
+
+@fact(
+    "gpu.clock_basis",
+    "gpus.samples",
+    "gpus.throttle_reasons",
+    "gpus.utilisation",
+    "gpus.power",
+)
+def _clock_basis(s: HostSnapshot) -> FactValue:
+    """What the clock judgement rests on: window when a sampled series shows the busy
+    clocks (gpu.sm_clock_sustained_ratio), else the basis of the clock-event reasons of
+    the busy GPUs."""
+    if _sm_sustained(s) is not None:
+        return WINDOW
+    return _basis(worst(_held(s)))
 
 
 def _margin(gpu: Gpu) -> float | None:

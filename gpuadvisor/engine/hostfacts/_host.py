@@ -8,8 +8,10 @@ from statistics import mean
 from gpuadvisor.engine.hostfacts._common import (
     EVENT_SOURCES,
     LINK_ORDER,
+    WINDOW,
     Derivation,
     FactValue,
+    basis_of_count,
     compute_processes,
     fact,
     gpu_util,
@@ -55,6 +57,15 @@ def _util_samples(s: HostSnapshot) -> FactValue:
         elif gpu.utilisation.gpu_pct is not None:
             counts.append(1)
     return min(counts) if counts else None
+
+
+@fact("host.gpu_util_basis", "gpus.utilisation", "gpus.samples")
+def _util_basis(s: HostSnapshot) -> FactValue:
+    """What the utilisation facts rest on: window when every GPU's utilisation comes
+    from two or more samples (a dmon series, a probe), snapshot when one GPU's is a
+    single reading (nvidia-smi -q, -x, a CSV row), which may fall between two jobs."""
+    samples = _util_samples(s)
+    return basis_of_count(samples if isinstance(samples, int) else None)
 
 
 @fact("host.gpu_util_max_pct", "gpus.utilisation", "gpus.samples")
@@ -126,6 +137,25 @@ def _cpu_saturated(s: HostSnapshot) -> FactValue:
     """mpstat -P ALL rows with 100 - %idle >= 95."""
     cores = s.host.cpu_util.per_core
     return sum(1 for c in cores if c.busy_pct >= 95) if cores else None
+
+
+@fact("host.cpu_busy_min_pct", "host.cpu_util")
+def _cpu_least_busy(s: HostSnapshot) -> FactValue:
+    """mpstat -P ALL: 100 - %idle of the least busy CPU. At 90 or more, every CPU of
+    the host is busy: no idle core is left to feed another GPU."""
+    cores = s.host.cpu_util.per_core
+    return min(c.busy_pct for c in cores) if cores else None
+
+
+@fact("host.cpu_util_basis", "host.cpu_util", "host.iowait_pct")
+def _cpu_basis(s: HostSnapshot) -> FactValue:
+    """What the CPU and iowait facts rest on. mpstat and iostat never print an instant:
+    each figure is an average over an interval (the one asked for, or since boot when
+    none was), and the probe reads /proc/stat over its window; so window whenever they
+    are known."""
+    util = s.host.cpu_util
+    known = util.mean_busy_pct is not None or util.per_core or util.iowait_pct is not None
+    return WINDOW if known or s.host.iowait_pct is not None else None
 
 
 @fact("host.cpu_cores", "host.cpu")

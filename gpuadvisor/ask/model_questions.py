@@ -1,0 +1,260 @@
+"""The questions about ``[workload.model]``: asked when the person does not know the
+memory one job needs and describes the model instead, so gpuadvisor can derive it.
+
+They are :class:`~gpuadvisor.ask.questions.Question` entries in waiting (same fields, same
+order: a test holds the two equal), spliced into ``QUESTIONS`` right after the memory
+question; kept apart so the questions module stays readable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Final, NamedTuple
+
+from gpuadvisor.ask.fields import Answers, Predicate, always
+from gpuadvisor.ask.units import memory_converter
+from gpuadvisor.errors import did_you_mean
+from gpuadvisor.sizing.tables import find_model, model_names
+from gpuadvisor.vocabulary import ADAPTER_TASKS, FULL_TRAINING_TASKS
+
+#: Answers to the memory question that mean "I do not know": describe the model instead.
+UNKNOWN_MEMORY: Final = frozenset(
+    {"unknown", "not sure", "don't know", "dont know", "do not know", "no idea", "idk"}
+)
+_NONE: Final = frozenset({"none", "no", "-", "n/a", "na", ""})
+_MEMORY: Final = memory_converter(optional=True)
+
+
+class ModelQuestion(NamedTuple):
+    field: str
+    prompt: str
+    why: str
+    when: Predicate = always
+    convert: Callable[[str], Any] | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+    units: tuple[str, ...] = ()
+    unknown_answer: str | None = None
+    suggest: Callable[[Answers], Any] | None = None
+    depends_on: tuple[str, ...] = ()
+
+
+def _number_text(text: str) -> str:
+    cleaned = text.strip().replace("_", "")
+    return (
+        cleaned.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", cleaned) else cleaned
+    )
+
+
+def memory_gib(text: str) -> Any:
+    """An answer to the memory question: a number of GiB, or one with a memory unit read
+    as the questionnaire reads every memory answer (GB decimal, MiB as nvidia-smi prints
+    them, the conversion said), or "unknown" to describe the model instead (None)."""
+    if text.strip().lower() in UNKNOWN_MEMORY:
+        return None
+    return _MEMORY(text)
+
+
+def _tokens(text: str) -> Any:
+    """Tokens, with ``k`` for thousands as context sizes are spoken (8k = 8,192)."""
+    cleaned = text.strip().lower().removesuffix("tokens").strip()
+    match = re.fullmatch(r"(\d+)\s*k", cleaned)
+    if match:
+        return str(int(match.group(1)) * 1024)
+    return _number_text(cleaned)
+
+
+def _model_name(text: str) -> Any:
+    cleaned = text.strip()
+    if find_model(cleaned) is None:
+        hint = did_you_mean(cleaned.lower(), model_names())
+        known = ", ".join(model_names())
+        raise ValueError(
+            f"gpuadvisor does not know {cleaned!r}; "
+            + (f"{hint} " if hint else "")
+            + f"Known: {known}; or answer other"
+        )
+    return cleaned
+
+
+def _path_or_none(text: str) -> Any:
+    cleaned = text.strip()
+    return None if cleaned.lower() in _NONE else cleaned
+
+
+def _describes_model(a: Answers) -> bool:
+    """The memory need was answered "unknown": the model is described instead."""
+    return a.known("workload.vram_need_gib") and a["workload.vram_need_gib"] is None
+
+
+def _language_model(a: Answers) -> bool:
+    return _describes_model(a) and a["workload.model.family"] == "llm"
+
+
+def _unnamed_language_model(a: Answers) -> bool:
+    return _language_model(a) and not a.known("workload.model.name")
+
+
+def _serving(a: Answers) -> bool:
+    return _language_model(a) and a["workload.model.task"] == "inference"
+
+
+def _training(a: Answers) -> bool:
+    return _describes_model(a) and a["workload.model.task"] != "inference"
+
+
+def _native_precision(a: Answers) -> str:
+    entry = find_model(str(a["workload.model.name"])) if a.known("workload.model.name") else None
+    return entry.native_precision if entry is not None else "bf16"
+
+
+#: Known model families, for the prompt (the full list is in the "not known" answer).
+_FAMILIES: Final = (
+    "Llama 3.x and 2, Mistral, Mixtral, Qwen2.5 and 3, Gemma 2, Phi-3 and 4, DeepSeek-V3"
+)
+
+MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
+    ModelQuestion(
+        "workload.model.family",
+        "What kind of AI model does the job run?",
+        "Language models get the full estimate (weights, attention cache, activations); for "
+        "the others the weights and training states are estimated; if unsure, answer llm "
+        "for anything that reads or writes text.",
+        when=_describes_model,
+        choices=(
+            ("llm", "a language model: chat, text, code (Llama, Mistral, Qwen, ...)"),
+            ("diffusion", "an image or video generator (Stable Diffusion, Flux, ...)"),
+            ("vision", "an image model: classification, detection, segmentation"),
+            ("other", "any other neural network"),
+        ),
+    ),
+    ModelQuestion(
+        "workload.model.name",
+        "Which model is it? Give its name as gpuadvisor knows it (for example "
+        "llama-3.1-70b or qwen2.5-7b), or answer other.",
+        f"A known model brings its real size and architecture ({_FAMILIES}); if yours is not "
+        "among them, answer other and give its size next.",
+        when=_language_model,
+        convert=_model_name,
+        unknown_answer="other",
+    ),
+    ModelQuestion(
+        "workload.model.params_b",
+        "How many billion parameters does the model have (the 70 in 'Llama 3.1 70B'; all "
+        "experts together for a mixture-of-experts model)?",
+        "The weights are most of the memory; the model card or the download page states the "
+        "size, usually in its name.",
+        when=lambda a: _describes_model(a) and not a.known("workload.model.name"),
+        units=("billion", "b"),
+    ),
+    ModelQuestion(
+        "workload.model.active_params_b",
+        "If it is a mixture-of-experts model, how many billion parameters does each token "
+        "use? Answer none for an ordinary model.",
+        "Only that share is read for each token, which sets the speed; the memory still "
+        "holds every expert; if unsure, answer none.",
+        when=_unnamed_language_model,
+        units=("billion", "b"),
+    ),
+    ModelQuestion(
+        "workload.model.hf_config",
+        "Is the model's config.json file (from Hugging Face) on this computer? Give its "
+        "path, or answer none.",
+        "It holds the exact layers and attention heads, which size the attention cache; it "
+        "is read from this computer only, never downloaded; a relative path is read from "
+        "the profile's folder; if unsure, answer none.",
+        when=_unnamed_language_model,
+        convert=_path_or_none,
+    ),
+    ModelQuestion(
+        "workload.model.task",
+        "What does the job do with the model?",
+        "Training needs several times the memory of running the model; if unsure, answer "
+        "inference for serving and full-finetune for training.",
+        when=_describes_model,
+        choices=(
+            ("inference", "runs the model to answer requests"),
+            ("full-finetune", "trains every weight of an existing model"),
+            ("lora", "trains small adapters (LoRA) beside the frozen model"),
+            ("qlora", "trains adapters on a model stored in 4 bits (QLoRA)"),
+            ("pretrain", "trains a new model from scratch"),
+        ),
+        suggest=lambda a: "full-finetune" if a["workload.kind"] == "training" else None,
+    ),
+    ModelQuestion(
+        "workload.model.precision",
+        "In what number format are the model's weights kept on the GPU?",
+        "Fewer bits per weight means less memory and faster answers, at some loss of "
+        "quality; if unsure, keep the suggestion (how the model is published).",
+        when=lambda a: (
+            _describes_model(a) and a["workload.model.task"] not in ("qlora", *FULL_TRAINING_TASKS)
+        ),
+        choices=(
+            ("fp32", "32-bit floats (rare for large models)"),
+            ("bf16", "16-bit, how most models are published"),
+            ("fp16", "16-bit, for older GPUs"),
+            ("fp8", "8-bit floats (recent data-center and Ada/Blackwell cards)"),
+            ("int8", "8-bit quantised (GPTQ, bitsandbytes)"),
+            ("int4", "4-bit quantised (AWQ, GPTQ, GGUF Q4)"),
+        ),
+        suggest=_native_precision,
+    ),
+    ModelQuestion(
+        "workload.model.context_tokens",
+        "At most how many tokens does one request or training example hold, question and "
+        "answer together (a page of text is about 500 tokens; 8k = 8,192)?",
+        "Each token in flight keeps attention data in the card's memory; if unsure, give "
+        "the longest conversation or document you plan for.",
+        when=_language_model,
+        convert=_tokens,
+        units=("tokens",),
+    ),
+    ModelQuestion(
+        "workload.model.concurrent_sequences",
+        "How many requests or conversations should ONE copy of the model serve at the same time?",
+        "Each keeps its own attention cache on the card, so many users need much more "
+        "memory than one; separate copies of the model are the next question; if unsure, "
+        "answer 1.",
+        when=_serving,
+        units=("requests", "users", "sequences"),
+    ),
+    ModelQuestion(
+        "workload.model.batch",
+        "How many examples does one training step put through one GPU (the micro-batch)?",
+        "Activations grow with it; gradient accumulation over several steps does not count; "
+        "if unsure, answer 1.",
+        when=_training,
+        units=("examples", "samples"),
+    ),
+    ModelQuestion(
+        "workload.model.lora_rank",
+        "What LoRA rank (r) will the adapters have?",
+        "Higher ranks train more parameters; QLoRA found the rank matters little once every "
+        "layer has adapters; if unsure, keep 16.",
+        when=lambda a: _describes_model(a) and a["workload.model.task"] in ADAPTER_TASKS,
+        suggest=lambda a: 16,
+    ),
+    ModelQuestion(
+        "workload.model.activation_checkpointing",
+        "Will training recompute activations to save memory (gradient checkpointing)?",
+        "It trades about a third more compute for a much smaller memory peak; if unsure, "
+        "keep the suggestion (QLoRA recipes turn it on).",
+        when=_training,
+        suggest=lambda a: a["workload.model.task"] == "qlora",
+    ),
+    ModelQuestion(
+        "workload.model.kv_cache_precision",
+        "In what number format will the server keep its attention cache (KV cache)?",
+        "8-bit halves the cache of long or many conversations at a small quality cost; if "
+        "unsure, keep the suggestion.",
+        when=_serving,
+        choices=(
+            ("fp32", "32-bit (only with 32-bit weights)"),
+            ("bf16", "16-bit, the usual default"),
+            ("fp16", "16-bit, for older GPUs"),
+            ("fp8", "8-bit floats (vLLM, TensorRT-LLM options)"),
+            ("int8", "8-bit integers"),
+        ),
+        suggest=lambda a: "fp32" if a["workload.model.precision"] == "fp32" else "bf16",
+    ),
+)

@@ -1,0 +1,106 @@
+"""How fast a language model can at best answer on a card: bounds, not forecasts.
+
+Decoding produces one token per sequence per step, and each step reads every weight a
+token passes through plus the KV cache of every sequence in flight: a step takes at
+least (bytes read) / (memory bandwidth). Prefill (reading the prompt) is bounded by
+compute: a forward pass costs about 2 FLOPs per parameter per token plus attention
+(Kaplan et al. 2020), at the card's dense FP16 tensor rate. Real servers reach a part
+of both bounds; what a card does not reach, no purchase decision should assume.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuadvisor.sizing.estimate import MemoryEstimate
+from gpuadvisor.sizing.tables import constants
+
+
+@dataclass(frozen=True)
+class SpeedBound:
+    """Bounds for one model instance spread over ``cards`` cards."""
+
+    cards: int
+    sequences: int
+    prompt_tokens: int
+    bytes_per_step: float
+    decode_ms_per_token: float
+    """At least this long between two tokens of one sequence."""
+    decode_tokens_per_s: float
+    """At most this many tokens per second for one sequence."""
+    decode_tokens_per_s_total: float
+    """At most this many tokens per second over all sequences in flight."""
+    prefill_s: float
+    """At least this long to read one prompt as long as the whole context."""
+    answer_tokens_within_slo: int | None = None
+    """At most this many answer tokens fit in the latency target after a full-length
+    prompt (0: the prompt alone takes longer); None without a target."""
+
+
+def _experts_touched(experts: int, per_token: int, sequences: int) -> float:
+    """Expected share of the routed experts a step over ``sequences`` tokens reads, when
+    each token picks ``per_token`` of ``experts`` (uniform routing assumed)."""
+    return 1.0 - (1.0 - per_token / experts) ** sequences
+
+
+def bytes_per_step(estimate: MemoryEstimate) -> float | None:
+    """Bytes one decode step reads, or None when this is not language-model serving."""
+    arch = estimate.facts.arch
+    if not estimate.llm_inference or arch is None:
+        return None
+    model = estimate.model
+    weights = estimate.weights_bytes
+    # The token embedding is looked up one row at a time; a tied one is also the output
+    # head, which every step reads whole.
+    embedding_bits = 16.0 if estimate.embeddings_16bit else estimate.weight_bits
+    weights -= arch.input_embedding_params * embedding_bits / 8
+    if arch.moe and estimate.facts.arch_source != "nearest":
+        experts = float(arch.expert_params) * arch.experts * estimate.weight_bits / 8
+        share = _experts_touched(arch.experts, arch.experts_per_token, model.concurrent_sequences)
+        weights -= experts * (1.0 - share)
+    elif estimate.facts.active_params < estimate.facts.params and model.concurrent_sequences == 1:
+        # A stated mixture-of-experts size without its architecture: one sequence reads
+        # the active share; several may touch every expert, so they are counted whole.
+        weights *= estimate.facts.active_params / estimate.facts.params
+    kv = estimate.kv_bytes_per_token * model.context_tokens * model.concurrent_sequences
+    return weights + kv
+
+
+def speed_on(
+    estimate: MemoryEstimate,
+    *,
+    bandwidth_gbs: float,
+    fp16_tflops: float,
+    cards: int = 1,
+    latency_slo_ms: float | None = None,
+) -> SpeedBound | None:
+    """Decode and prefill bounds of one instance on ``cards`` cards of this kind.
+
+    A model split over several cards is counted at their summed bandwidth and compute,
+    with the communication between them left out: an upper bound on what splitting buys.
+    """
+    step = bytes_per_step(estimate)
+    arch = estimate.facts.arch
+    if step is None or arch is None or bandwidth_gbs <= 0 or fp16_tflops <= 0:
+        return None
+    model = estimate.model
+    seconds = step / (bandwidth_gbs * 1e9 * cards)
+    prompt = model.context_tokens
+    per_token = constants().speed.flops_per_param_per_token * estimate.facts.active_params
+    # Attention over a causal prompt: each token attends to half the prompt on average.
+    per_token += 2.0 * arch.layers * (prompt / 2) * arch.q_dim
+    prefill = per_token * prompt / (fp16_tflops * 1e12 * cards)
+    within = None
+    if latency_slo_ms is not None:
+        within = max(0, int((latency_slo_ms / 1000 - prefill) / seconds))
+    return SpeedBound(
+        cards=cards,
+        sequences=model.concurrent_sequences,
+        prompt_tokens=prompt,
+        bytes_per_step=step,
+        decode_ms_per_token=seconds * 1000.0,
+        decode_tokens_per_s=1.0 / seconds,
+        decode_tokens_per_s_total=model.concurrent_sequences / seconds,
+        prefill_s=prefill,
+        answer_tokens_within_slo=within,
+    )

@@ -1,0 +1,151 @@
+"""What every request goes through before the page sees it: the Host it names, the size
+of its body, and the headers every answer carries.
+
+- **Host.** Served on loopback, the page answers only requests addressed to a loopback
+  name (``127.0.0.1``, ``localhost``, ``[::1]``): a web site that points its own name
+  at 127.0.0.1 (DNS rebinding) gets a refusal, not the page.
+- **Body size and end.** A body larger than the limit is not read into the form: the page is
+  told (``BODY_CUT`` in the request's scope) and answers with its own message, on the
+  page the person was on; the rest of the body is read and dropped, so the browser
+  receives that answer instead of a reset connection. The body's last bytes are kept
+  (``BODY_TAIL``), so a multipart form that ends before its closing boundary is told
+  apart from a whole one.
+- **Headers.** Nothing is cached (answers are in the pages), no referrer is sent, the
+  page cannot be framed by another site, and the content security policy allows no
+  script and no request to anywhere but this server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+BODY_CUT: Final = "gpuadvisor.body_cut"
+#: The last bytes of the body, where a whole multipart form has its closing boundary.
+BODY_TAIL: Final = "gpuadvisor.body_tail"
+_TAIL_BYTES: Final = 256
+
+#: Loopback names a browser may put in the Host header.
+LOOPBACK_NAMES: Final = frozenset({"127.0.0.1", "localhost", "::1"})
+
+SECURITY_HEADERS: Final = (
+    (b"cache-control", b"no-store"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (
+        b"content-security-policy",
+        b"default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ),
+)
+
+#: A body this much larger than the limit is not read to its end: the connection is
+#: closed instead (no browser form sends that much by mistake).
+_DRAIN_FACTOR: Final = 8
+
+
+def host_name(header: str) -> str:
+    """``localhost`` for ``localhost:8765``, ``::1`` for ``[::1]:8765``."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].partition("]")[0]
+    return header.rpartition(":")[0] if header.count(":") == 1 else header
+
+
+class Guard:
+    """ASGI middleware doing the three jobs of the module docstring."""
+
+    def __init__(
+        self, app: ASGIApp, *, max_body_bytes: int, allowed_hosts: Iterable[str] | None
+    ) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+        self.allowed_hosts = frozenset(allowed_hosts) if allowed_hosts is not None else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers", ()))
+        if self.allowed_hosts is not None:
+            host = host_name(headers.get(b"host", b"").decode("latin-1"))
+            if host not in self.allowed_hosts:
+                await _refuse_host(send)
+                return
+        scope[BODY_CUT] = False
+        scope[BODY_TAIL] = b""
+        limit = self.max_body_bytes
+        try:
+            declared = int(headers.get(b"content-length", b"0"))
+        except ValueError:
+            declared = 0
+        seen = 0
+        finished = False
+
+        async def limited() -> Message:
+            nonlocal seen, finished
+            if finished:
+                return {"type": "http.request", "body": b"", "more_body": False}
+            if declared > limit:
+                await _drain(receive, declared, limit * _DRAIN_FACTOR)
+                scope[BODY_CUT] = True
+                finished = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            message = await receive()
+            if message["type"] != "http.request":
+                return message
+            body = message.get("body", b"")
+            seen += len(body)
+            scope[BODY_TAIL] = (scope[BODY_TAIL] + body)[-_TAIL_BYTES:]
+            if seen > limit:
+                if message.get("more_body", False):
+                    await _drain(receive, None, limit * _DRAIN_FACTOR - seen)
+                scope[BODY_CUT] = True
+                finished = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            if not message.get("more_body", False):
+                finished = True
+            return message
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *SECURITY_HEADERS]}
+            await send(message)
+
+        await self.app(scope, limited, with_headers)
+
+
+async def _drain(receive: Receive, declared: int | None, budget: int) -> None:
+    """Read and drop the rest of a body, up to ``budget`` bytes."""
+    if declared is not None and declared > budget:
+        return
+    read = 0
+    while read <= budget:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        read += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
+
+
+async def _refuse_host(send: Send) -> None:
+    body = (
+        b"This gpuadvisor page answers only requests addressed to this machine's loopback "
+        b"name (127.0.0.1, localhost or [::1]).\n"
+    )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 421,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode("ascii")),
+                *SECURITY_HEADERS,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

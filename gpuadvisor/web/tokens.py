@@ -1,0 +1,117 @@
+"""State the page carries between requests, signed so the server takes back only what
+it handed out.
+
+The server keeps nothing of anyone between two requests: a person's answers travel in
+the page they are looking at (a hidden form field), and the finished decision travels
+in the report page, for its downloads. Each token is compact JSON, compressed, and
+signed with HMAC-SHA256 under a key made when the process starts; a token is signed
+for one purpose ("walk", "decision"), so one cannot stand in for the other. A token
+from an earlier run of the server, or one that was changed, is refused as out of date.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import secrets
+import zlib
+from typing import Any, Final
+
+from gpuadvisor.ask import check_value
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.web.walk import Walk
+
+#: Largest token accepted back (a decision with the series of many GPUs stays far
+#: below; a larger one was not made here).
+MAX_TOKEN_CHARS: Final = 8 * 1024 * 1024
+_MAX_JSON_BYTES: Final = 64 * 1024 * 1024
+
+
+class StaleToken(Exception):
+    """The token was not made by this server process (or was changed since)."""
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class Signer:
+    """Packs values into signed tokens and unpacks only tokens it signed."""
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key if key is not None else secrets.token_bytes(32)
+
+    def _mac(self, purpose: str, body: str) -> str:
+        message = purpose.encode("ascii") + b"\0" + body.encode("ascii")
+        return _b64(hmac.new(self._key, message, hashlib.sha256).digest())
+
+    def pack(self, purpose: str, value: Any) -> str:
+        raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        body = _b64(zlib.compress(raw.encode("utf-8"), 6))
+        return f"{body}.{self._mac(purpose, body)}"
+
+    def unpack(self, purpose: str, token: str) -> Any:
+        if not token or len(token) > MAX_TOKEN_CHARS or not token.isascii():
+            raise StaleToken(purpose)
+        body, _, mac = token.partition(".")
+        if not hmac.compare_digest(mac, self._mac(purpose, body)):
+            raise StaleToken(purpose)
+        try:
+            inflate = zlib.decompressobj()
+            raw = inflate.decompress(_unb64(body), _MAX_JSON_BYTES)
+            return json.loads(raw.decode("utf-8"))
+        except (binascii.Error, zlib.error, ValueError) as exc:  # signed, so a bug
+            raise StaleToken(purpose) from exc
+
+    # -- the two things tokens carry -----------------------------------------------
+
+    def pack_walk(self, walk: Walk) -> str:
+        return self.pack(
+            "walk",
+            {
+                "stated": dict(walk.stated),
+                "at": walk.at,
+                "asked": list(walk.asked),
+                "given": sorted(walk.given),
+                "review": walk.review,
+                "start": walk.start_name,
+                "notes": list(walk.notes),
+            },
+        )
+
+    def unpack_walk(self, token: str) -> Walk:
+        data = self.unpack("walk", token)
+        try:
+            # Checked again as a profile file's values are (lists back to tuples, and
+            # a value this version would refuse is not carried into the profile).
+            stated = {
+                path: check_value(path, raw, strict=True) for path, raw in data["stated"].items()
+            }
+            return Walk(
+                stated=stated,
+                at=data["at"],
+                asked=tuple(data["asked"]),
+                given=frozenset(data["given"]),
+                review=bool(data["review"]),
+                start_name=str(data["start"]),
+                notes=tuple(data["notes"]),
+            )
+        except (KeyError, TypeError, ValueError, LookupError) as exc:
+            raise StaleToken("walk") from exc
+
+    def pack_decision(self, decision: Decision) -> str:
+        return self.pack("decision", decision.model_dump(mode="json", by_alias=True))
+
+    def unpack_decision(self, token: str) -> Decision:
+        data = self.unpack("decision", token)
+        try:
+            return Decision.model_validate(data)
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            raise StaleToken("decision") from exc
