@@ -150,7 +150,7 @@ def advise_profile(
         refs = tuple(
             EvidenceRef(file=src.file, kind=src.kind, sha256=src.sha256) for src in snapshot.sources
         )
-    facts = build_facts(profile, catalog, host_values, host_sources, sizing)
+    facts = build_facts(profile, catalog, host_values, host_sources, sizing=sizing)
     return decide(
         profile,
         advisor,

@@ -539,9 +539,10 @@ def test_ask_from_partial_profile_asks_only_the_rest(cli: Cli, tmp_path: Path) -
     start = tmp_path / "start.json"
     start.write_text(json.dumps(PARTIAL))
     out = tmp_path / "done.toml"
-    # Review the six given answers? no. Then Enter for the 21 training questions left,
-    # which include the details of the rack-4u the file names.
-    answers = ["no"] + [""] * 21
+    # Review the six given answers? no. Then Enter for the 24 training questions left,
+    # which include the details of the rack-4u the file names (slots, circuit and power
+    # limiting among them).
+    answers = ["no"] + [""] * 24
     result = cli("ask", "--from", str(start), "-o", str(out), stdin=lines(answers))
     assert result.exit_code == 0, result.stderr
     assert "start.json already answers 6 questions" in result.stderr
@@ -696,6 +697,9 @@ def test_full_session_through_a_pseudo_terminal(tmp_path: Path) -> None:
         answer("How many slots wide may one card be", "2")
         answer("How many GPU cards can that box take at most?", "4")
         answer("How many watts of power are left over", "1200")
+        answer("How many slot positions can the GPUs take up together", "")
+        answer("What is the wall circuit the machine plugs into rated for", "")
+        answer("May the cards be power-limited", "")
         answer("How many CPU sockets", "2")
         answer("Which PCIe generation", "gen4")
         answer("How much experience does the team have", "")

@@ -248,7 +248,7 @@ def test_unknown_chassis_is_an_assumption_of_the_report(cli: Cli, tmp_path: Path
 def test_a_stated_chassis_is_no_assumption(cli: Cli, tmp_path: Path) -> None:
     answers = list(TRAINING_ANSWERS)
     chassis = 16  # platform.chassis in TRAINING_PATH
-    answers[chassis : chassis + 1] = ["tower"] + [""] * 7  # then Enter for its 7 details
+    answers[chassis : chassis + 1] = ["tower"] + [""] * 10  # then Enter for its 10 details
     out = tmp_path / "p.toml"
     result = cli("ask", "-o", str(out), stdin=lines(answers))
     assert result.exit_code == 0, result.stderr

@@ -295,8 +295,11 @@ OPTIONAL_KEYS = frozenset(
         "vgpu_editions_unverified",
         "certified_for",
         "weak_sources",
+        "usable_vram_mib",
     }
 )
+#: Optional values that, where present, cite their source like the decision fields.
+OPTIONAL_CITED = frozenset({"usable_vram_mib"})
 CITE_KEYS = frozenset(
     {
         "vram_gib",
@@ -434,7 +437,10 @@ def test_every_decision_field_is_cited_from_sources(stem: str) -> None:
     weak = set(e.get("weak_sources", {}))
     missing = CITE_KEYS - set(cite) - weak
     assert not missing, f"{stem}: decision fields without a cite: {sorted(missing)}"
-    assert set(cite) <= CITE_KEYS | MARKET_CITE_KEYS, sorted(set(cite) - CITE_KEYS)
+    allowed = CITE_KEYS | MARKET_CITE_KEYS | (OPTIONAL_CITED & e.keys())
+    assert set(cite) <= allowed, sorted(set(cite) - allowed)
+    for name in OPTIONAL_CITED & e.keys():
+        assert name in cite, f"{stem}: {name} cites no source"
     sources = set(e["sources"])
     for field, url in cite.items():
         assert url in sources, f"{stem}: cite.{field} = {url!r} is not listed in sources"

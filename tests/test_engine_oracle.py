@@ -18,14 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuadvisor.engine.core import Engine
+from gpuadvisor.engine.costs import lifecycle_cost_usd
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.facts import build_facts, sku_facts
-from gpuadvisor.engine.options import (
-    OPTION_SHAPES,
-    generate_options,
-    lifecycle_cost_usd,
-    rank_options,
-)
+from gpuadvisor.engine.facts import build_facts, derive_facts, sku_facts
+from gpuadvisor.engine.options import OPTION_SHAPES, generate_options
+from gpuadvisor.engine.ranking import rank_options
 from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.inputs.profile import Profile, parse_profile
@@ -48,8 +45,12 @@ CHANGES = st.one_of(
 
 def oracle(
     facts: dict[str, Value], catalog: Catalog, rules: RuleBase
-) -> tuple[str, str, str | None, int]:
-    """(shape, class, first pick's SKU, its count), from first principles."""
+) -> tuple[str, str, str | None, int, int]:
+    """(shape, class, first pick's SKU, cards bought, cards kept), from first principles:
+    the policy's derived facts worked out afresh, every option judged on every card it
+    runs on, pairs ordered by jobs served, then buying nothing, then score."""
+    policy = rules.policy
+    facts = {**facts, **derive_facts(facts, policy, catalog)}
     shape_score = dict.fromkeys(OPTION_SHAPES, 0)
     class_score = dict.fromkeys(CLASSES, 0)
     for rule in rules.rules:
@@ -62,21 +63,23 @@ def oracle(
     active = [r for r in rules.rules if r.require is not None and r.when.holds(facts)]
     alive = [
         option
-        for option in generate_options(catalog.skus, facts)
+        for option in generate_options(catalog.skus, facts, policy)
         if all(
-            rule.require is not None
-            and rule.require.holds((option.facts(), sku_facts(option.sku), facts))
+            rule.require is not None and rule.require.holds((layer, sku_facts(sku), facts))
             for rule in active
+            for layer, sku in option.judged()
         )
     ]
     candidates: list[tuple[tuple[float, ...], str, str, Any]] = []
     for shape in OPTION_SHAPES:
         for gpu_class in CLASSES:
             mine = [o for o in alive if o.shape == shape and o.sku.segment == gpu_class]
-            top = rank_options(mine, facts)[0] if mine else None
+            top = rank_options(mine, facts, policy)[0] if mine else None
             cost = lifecycle_cost_usd(top, facts) if top is not None else float("inf")
             order = (
                 top is None,
+                -(top.jobs_served if top else 0),
+                0 if top is not None and top.count == 0 else 1,
                 -(shape_score[shape] + class_score[gpu_class]),
                 OPTION_SHAPES.index(shape),
                 cost,
@@ -84,7 +87,9 @@ def oracle(
             )
             candidates.append((order, shape, gpu_class, top))
     _, shape, gpu_class, top = min(candidates, key=lambda c: c[0])
-    return (shape, gpu_class, top.sku.id if top else None, top.count if top else 0)
+    if top is None:
+        return (shape, gpu_class, None, 0, 0)
+    return (shape, gpu_class, top.sku.id, top.count, top.kept)
 
 
 @SETTINGS
@@ -136,6 +141,65 @@ def test_bundled_examples_and_their_changes_agree_with_the_oracle(example: Path)
     facts = dict(build_facts(parse_profile(example.read_text()), catalog).values)
     for name, value in [("", None), *_SEQUENCE]:
         if name:
+            facts[name] = value
+        expected = oracle(facts, catalog, RULES)
+        assert engine.outcome(facts).key() == expected, (name, value)
+        assert engine.run(facts).outcome() == expected, (name, value)
+
+
+#: Cards already in the host: how many, and which model (one the catalog does not know
+#: included), as the evidence's host facts give them.
+_HOST_CARDS = st.one_of(
+    st.none(),
+    st.tuples(
+        st.integers(min_value=1, max_value=6),
+        st.sampled_from(
+            [
+                "NVIDIA GeForce RTX 4090",
+                "NVIDIA RTX A5000",
+                "NVIDIA L40S",
+                "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+                "NVIDIA TITAN V",
+            ]
+        ),
+    ),
+)
+_EXTRA = st.fixed_dictionaries(
+    {
+        "workload.gpus_per_job": st.sampled_from([1, 2, 4]),
+        "workload.sharded_data_parallel": st.booleans(),
+        "platform.gpu_slots_total": st.sampled_from([0, 4, 8]),
+        "platform.circuit_w": st.sampled_from([0.0, 1800.0]),
+        "platform.power_limit_ok": st.booleans(),
+    }
+)
+
+
+@SETTINGS
+@given(profiles, _HOST_CARDS, _EXTRA, st.lists(CHANGES, min_size=1, max_size=4))
+def test_the_engine_agrees_with_the_oracle_beside_the_cards_in_the_host(
+    data: dict[str, Any],
+    cards: tuple[int, str] | None,
+    extra: dict[str, Value],
+    changes: list[tuple[str, Any]],
+) -> None:
+    """Keep and add options (and the physical sums over kept and bought cards) held to
+    the memo-free oracle, on the bundled catalog."""
+    catalog, engine = CATALOGS["bundled"], ENGINES["bundled"]
+    host: dict[str, Value] | None = None
+    if cards is not None:
+        host = {
+            "host.evidence_present": True,
+            "host.gpu_count": cards[0],
+            "host.gpu_model": cards[1],
+            "host.gpu_models_distinct": 1,
+            "host.gpu_memory_total_min_mib": 24564.0,
+            "host.gpu_memory_reserved_max_mib": 450.0,
+        }
+    profile = Profile.model_validate(data)
+    facts = {**build_facts(profile, catalog, host).values, **extra}
+    for name, value in [(None, None), *changes]:
+        if name is not None:
             facts[name] = value
         expected = oracle(facts, catalog, RULES)
         assert engine.outcome(facts).key() == expected, (name, value)

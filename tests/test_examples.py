@@ -43,18 +43,32 @@ def _summary(name: str) -> dict[str, object]:
         REPO / "examples" / f"{name}.toml", evidence=evidence_for(name), sensitivity=False
     )
     r = decision.recommendation
+    capacity = r.capacity
     return {
         "shape": r.shape,
         "class": r.class_,
         "gpu_count": r.gpu_count,
         "top_pick": decision.picks[0].sku if decision.picks else None,
         "fix_first": [f.rule for f in decision.fix_first],
+        "action": r.action,
+        "served": (
+            f"{capacity.jobs_served} of {capacity.jobs_wanted} on {capacity.cards} cards, "
+            f"{capacity.hosts_needed} host(s)"
+            if capacity
+            else None
+        ),
+        "kept": sum(e.count for e in r.existing if e.kept),
     }
 
 
 def test_there_are_at_least_twelve_worked_examples() -> None:
     assert len(EXAMPLES) >= 12
-    for name in ("thermal-throttled-workstation", "input-bound-host"):
+    for name in (
+        "thermal-throttled-workstation",
+        "input-bound-host",
+        "second-rtx-4090",
+        "add-two-rtx-a5000",
+    ):
         assert evidence_for(name), f"{name} ships its captures"
 
 

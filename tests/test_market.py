@@ -19,7 +19,9 @@ from gpuadvisor.decision.build import shown_options
 from gpuadvisor.decision.model import Decision
 from gpuadvisor.decision.words import pick_flags
 from gpuadvisor.engine.facts import build_facts
-from gpuadvisor.engine.options import generate_options, rank_options
+from gpuadvisor.engine.options import generate_options
+from gpuadvisor.engine.policy import bundled_policy
+from gpuadvisor.engine.ranking import rank_options
 from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.errors import InputError
 from gpuadvisor.inputs.catalog import Catalog, Sku, load_catalog
@@ -60,7 +62,9 @@ def test_a_short_life_keeps_a_discontinued_card_and_flags_it(rulebase: RuleBase)
     )
     facts = build_facts(short, BUNDLED)
     options = [
-        o for o in generate_options(BUNDLED.skus, facts.values) if o.sku.id == "geforce-rtx-4090"
+        o
+        for o in generate_options(BUNDLED.skus, facts.values, bundled_policy())
+        if o.sku.id == "geforce-rtx-4090"
     ]
     from gpuadvisor.engine.core import Engine
 
@@ -82,8 +86,8 @@ def test_the_discontinued_flag_names_the_production_end() -> None:
 
 
 def _example_with_4090():  # type: ignore[no-untyped-def]
-    from gpuadvisor.decision.build import _pick
-    from gpuadvisor.engine.options import Option
+    from gpuadvisor.decision.purchase import PickContext, make_pick
+    from gpuadvisor.engine.option import Option
 
     sku = BUNDLED.get("geforce-rtx-4090")
     facts = build_facts(
@@ -92,9 +96,9 @@ def _example_with_4090():  # type: ignore[no-untyped-def]
         ),
         BUNDLED,
     ).values
-    return _pick(
-        Option("single-larger-gpu", sku, 1, sku.vram_gib, 1), facts, 1, "test", as_of=DECISION_DATE
-    )
+    option = Option("single-larger-gpu", sku, 1, sku.vram_gib, 1)
+    ctx = PickContext(facts, bundled_policy(), [option], as_of=DECISION_DATE)
+    return make_pick(option, 1, ctx)
 
 
 # -- done when: designers' VDI never on a compute-only card; FP64 need gets FP64 parts ---
@@ -150,8 +154,12 @@ def test_unpriced_options_rank_after_priced_ones_of_their_tier_by_spec(
         '[workload]\nkind = "cad-cae"\nobjective = "correctness"\nvram_need_gib = 20.0\n'
     )
     facts = build_facts(profile, Catalog(skus=skus, version="t")).values
-    singles = [o for o in generate_options(skus, facts) if o.shape == "single-larger-gpu"]
-    ranked = rank_options([o for o in singles if o.sku.segment == "professional"], facts)
+    singles = [
+        o for o in generate_options(skus, facts, bundled_policy()) if o.shape == "single-larger-gpu"
+    ]
+    ranked = rank_options(
+        [o for o in singles if o.sku.segment == "professional"], facts, bundled_policy()
+    )
     assert [o.sku.id for o in ranked] == ["t-pro-24", "t-pro-96", "t-pro-48"]
     assert [o.sku.id for _, o in shown_options(tuple(ranked[:1] * 3 + ranked[1:]))][
         -1

@@ -62,6 +62,54 @@ def test_formats_agree_on_headline_picks_and_findings(name: str) -> None:
         assert _flat(escape_inline(rule)) in md or rule in md
 
 
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_formats_agree_on_capacity_fit_and_the_cheapest_option(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CONTRACT §6: the capacity (and shortfall), the usable memory, the cards in the host
+    and the enough-card line are in every format, from the one decision."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    decision = _decision(name)
+    as_json = json.loads(render(decision, "json"))
+    md = _flat(render(decision, "md"))
+    page = _flat(html.unescape(render(decision, "html")))
+    reader = pypdf.PdfReader(io.BytesIO(render(decision, "pdf")))
+    pdf = _flat(" ".join(p.extract_text() for p in reader.pages))
+    r = decision.recommendation
+    assert r.capacity is not None
+    capacity = as_json["recommendation"]["capacity"]
+    assert capacity == {
+        "jobs_wanted": r.capacity.jobs_wanted,
+        "jobs_served": r.capacity.jobs_served,
+        "cards": r.capacity.cards,
+        "hosts_needed": r.capacity.hosts_needed,
+        "shortfall": r.capacity.shortfall,
+        "unit": r.capacity.unit,
+        "summary": r.capacity.summary,
+    }
+    assert as_json["recommendation"]["action"] == r.action
+    assert as_json["recommendation"]["existing"] == [
+        {"name": e.name, "count": e.count, "kept": e.kept, "sku": e.sku} for e in r.existing
+    ]
+    for pick, data in zip(decision.picks, as_json["picks"], strict=True):
+        for key in ("usable_vram_gib", "headroom_gib", "slots_total"):
+            assert data[key] == getattr(pick, key)
+    texts = [f"Capacity: {r.capacity.summary}"]
+    if decision.enough is not None:
+        texts.append(decision.enough.text)
+        assert as_json["enough"]["text"] == decision.enough.text
+    # PDF text extraction breaks a hyphenated word at a line end ("two-independent- jobs").
+    unbroken = pdf.replace("- ", "-")
+    for line in texts:
+        assert _flat(escape_inline(line)) in md, (name, line)
+        assert _flat(line) in page, (name, line)
+        assert _flat(line).replace("- ", "-") in unbroken, (name, line)
+    top = decision.picks[0]
+    jobs = f"{top.jobs_served} of {top.jobs_wanted}"
+    for text in (md, page, pdf):
+        assert "Jobs served" in text and jobs in text
+
+
 def _squeezed(text: str) -> str:
     """Without any white space: a PDF table cell may break a long value across lines."""
     return "".join(text.split())

@@ -181,6 +181,19 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         when=lambda a: a["workload.parallelism"] != "none",
     ),
     Question(
+        "workload.gpus_per_job",
+        "How many GPUs does ONE job use today, or is it meant to use?",
+        "A job spread over several cards needs all of them at once; if unsure, answer 1.",
+        when=lambda a: a["workload.parallelism"] != "none",
+        units=("gpus", "gpu", "cards", "card"),
+    ),
+    Question(
+        "workload.sharded_data_parallel",
+        "Does that job shard its model state over the GPUs (FSDP or ZeRO stage 3)?",
+        "Without sharding every GPU holds a full copy: bigger cards, not more; if unsure, no.",
+        when=lambda a: a["workload.parallelism"] == "data-parallel",
+    ),
+    Question(
         "workload.job_hours",
         "How long does one typical job run, in hours (30 minutes = 0.5)?",
         "Long jobs make crashes and memory errors costlier; if unsure, give a rough figure.",
@@ -351,6 +364,29 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "unsure, ask IT or the vendor of the box.",
         depends_on=CHASSIS,
         units=("watts", "watt", "w"),
+    ),
+    Question(
+        "platform.gpu_slots_total",
+        "How many slot positions can the GPUs take up together (a dual-slot card takes 2)?",
+        "Wide cards add up: four triple-slot cards need 12 positions; if unsure, answer 0 "
+        "and the usual spacing for that box is assumed.",
+        depends_on=CHASSIS,
+        units=("slots", "slot"),
+    ),
+    Question(
+        "platform.circuit_w",
+        "What is the wall circuit the machine plugs into rated for, in watts (0 if unknown)?",
+        "A normal 15 A / 120 V office circuit (1,800 W) caps a workstation before its power "
+        "supply does; if unsure, answer 0.",
+        depends_on=CHASSIS,
+        units=("watts", "watt", "w"),
+    ),
+    Question(
+        "platform.power_limit_ok",
+        "May the cards be power-limited (a few per cent slower) to fit the power or the heat?",
+        "Limiting cards to 80-90 % of their rated power costs little speed and can let more "
+        "cards fit; if unsure, answer no.",
+        depends_on=CHASSIS,
     ),
     Question(
         "platform.cpu_sockets",

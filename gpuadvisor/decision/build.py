@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
-from gpuadvisor.decision.market import cost_phrase, market_assumptions, market_fields
+from gpuadvisor.decision.market import market_assumptions
 from gpuadvisor.decision.model import (
     Alternative,
     Decision,
@@ -33,16 +33,23 @@ from gpuadvisor.decision.model import (
     Sensitivity,
     Sizing,
 )
-from gpuadvisor.engine.core import Core, Engine, Outcome
+from gpuadvisor.decision.purchase import (
+    PickContext,
+    capacity_of,
+    counted,
+    enough_of,
+    existing_of,
+    make_pick,
+    ranking_text,
+    shape_phrase,
+    shown_options,
+)
+from gpuadvisor.decision.situation import engine_findings
+from gpuadvisor.engine.core import Core, Engine, Outcome, PairResult
+from gpuadvisor.engine.costs import ASSUMPTIONS
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
-from gpuadvisor.engine.options import (
-    ASSUMPTIONS,
-    RANKING,
-    Option,
-    energy_cost_usd,
-    vgpu_licence,
-)
+from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.engine.sensitivity import Flip, scan
@@ -52,90 +59,18 @@ from gpuadvisor.vocabulary import CLASSES, format_value
 if TYPE_CHECKING:
     from gpuadvisor.sizing.estimate import MemoryEstimate
 
-PICKS_SHOWN = 3
 
-
-def _pick(
-    option: Option,
-    facts: Mapping[str, Value],
-    rank: int,
-    ranking: str,
-    sizing: MemoryEstimate | None = None,
-    as_of: dt.date | None = None,
-) -> Pick:
-    sku = option.sku
-    energy = energy_cost_usd(option, facts)
-    total = option.total_price_usd
-    licence = vgpu_licence(facts)
-    licence_cost = licence[1] if licence else 0.0
-    need = facts["workload.vram_need_gib"]
-    years = format_value(facts["requirements.lifecycle_years"])
-    per = "per card" if option.count > 1 else ""
-    why = (
-        (
-            f"#{rank} by {ranking}: {format_value(option.vram_per_job_gib)} GiB for one job "
-            f"(needs {format_value(need)} GiB), {format_value(sku.memory_bandwidth_gbs)} GB/s "
-            f"{per}, {cost_phrase(option, facts, energy, years)}."
-        )
-        .replace("  ", " ")
-        .replace(" ,", ",")
-    )
-    speed = None
-    if sizing is not None:
-        from gpuadvisor.decision.sizing import option_speed, speed_sentence
-
-        speed = option_speed(sizing, option, facts)
-        why += speed_sentence(speed, facts) if speed is not None else ""
-    return Pick(
-        sku=sku.id,
-        name=sku.name,
-        count=option.count,
-        jobs_served=option.jobs_served,
-        price_usd=sku.price_usd,
-        total_price_usd=total,
-        energy_cost_usd=round(energy, 2),
-        licence_cost_usd=round(licence_cost, 2),
-        lifecycle_cost_usd=None if total is None else round(total + energy + licence_cost, 2),
-        price_kind=sku.price_kind,
-        **market_fields(sku, as_of),
-        why=why,
-        segment=sku.segment,
-        vram_gib=sku.vram_gib,
-        memory_bandwidth_gbs=sku.memory_bandwidth_gbs,
-        ecc=sku.ecc,
-        frame_lock=sku.frame_lock,
-        vgpu=sku.vgpu,
-        cooling=sku.cooling,
-        slot_width=sku.slot_width,
-        tdp_w=sku.tdp_w,
-        vram_per_job_gib=option.vram_per_job_gib,
-        speed=speed,
-    )
-
-
-def shown_options(ranked: tuple[Option, ...]) -> list[tuple[int, Option]]:
-    """The picks shown, with their rank: the first :data:`PICKS_SHOWN`, and the best
-    option on quote when none of those is (an unpriced card stays a candidate)."""
-    shown = list(enumerate(ranked[:PICKS_SHOWN], start=1))
-    if all(option.sku.priced for _, option in shown):
-        for rank, option in enumerate(ranked[PICKS_SHOWN:], start=PICKS_SHOWN + 1):
-            if not option.sku.priced:
-                shown.append((rank, option))
-                break
-    return shown
-
-
-def _shape_phrase(option: Option) -> str:
-    name = option.sku.name
-    if option.shape == "single-larger-gpu":
-        return f"one {name}"
-    if option.shape == "two-independent-jobs":
-        if option.jobs_served > option.count:
-            return (
-                f"{option.count} × {name}, {option.jobs_served} independent jobs spread over them"
-            )
-        return f"{option.count} × {name}, one independent job per card"
-    return f"{option.count} × {name} with the model split across them"
+def _picks(
+    pair: PairResult,
+    core: Core,
+    engine: Engine,
+    shown: list[tuple[int, Option]],
+    sizing: MemoryEstimate | None,
+    as_of: dt.date | None,
+) -> tuple[Pick, ...]:
+    """The shown options of a pair as picks, each why from its rank terms."""
+    ctx = PickContext(core.facts, engine.rules.policy, list(pair.ranked), sizing, as_of)
+    return tuple(make_pick(option, rank, ctx) for rank, option in shown)
 
 
 def _lower_first(text: str) -> str:
@@ -163,18 +98,39 @@ def _reason(core: Core) -> str:
 
 def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
     top = core.top
+    facts = core.facts
     if top is None:
         return (
             "No card in the catalog meets every requirement; see the findings for which "
             "requirement to relax."
         )
-    each = " each" if top.count > 1 else ""
-    total = top.total_price_usd
-    price = "price on quote" if total is None else f"about ${total:,.0f}"
-    text = (
-        f"Buy {_shape_phrase(top)} ({format_value(top.sku.vram_gib)} GiB{each}, "
-        f"{top.sku.segment} class, {price}): {_reason(core)}."
-    )
+    if top.count == 0:
+        wanted = _number_or_none(facts["workload.concurrent_jobs"]) or 1.0
+        need = _number_or_none(facts["workload.vram_need_gib"]) or 0.0
+        headroom = format_value(round(top.vram_per_job_gib - need, 2))
+        text = (
+            f"Buy nothing: the {top.kept} × {top.sku.name} already in the host "
+            f"{'serves' if top.kept == 1 else 'serve'} {top.jobs_served} of "
+            f"{counted(int(wanted), facts)} with {headroom} GiB of memory headroom per job "
+            f"and {'meets' if top.kept == 1 else 'meet'} every requirement."
+        )
+    else:
+        each = " each" if top.count > 1 else ""
+        verb = "Add" if top.action == "add" else "Buy"
+        if top.action == "replace":
+            verb = "Replace the cards in the host with"
+        total = top.total_price_usd
+        price = "price on quote" if total is None else f"about ${total:,.0f}"
+        text = (
+            f"{verb} {shape_phrase(top, facts)} ({format_value(top.sku.vram_gib)} GiB{each}, "
+            f"{top.sku.segment} class, {price}): {_reason(core)}."
+        )
+    capacity = capacity_of(top, facts)
+    if capacity is not None and capacity.shortfall:
+        text += (
+            f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
+            f"{capacity.hosts_needed} hosts like this serve all {capacity.jobs_wanted:,}."
+        )
     if fix_first:
         first = _lower_first(fix_first[0].title.rstrip("."))
         more = f" and {len(fix_first) - 1} more" if len(fix_first) > 1 else ""
@@ -196,7 +152,12 @@ def _rejections(core: Core) -> list[Rejected]:
         "class": core.class_scores,
     }
     winners = {"shape": chosen.shape, "class": chosen.class_}
-    groups: list[tuple[str, str]] = [("shape", s) for s in SHAPES if s != chosen.shape]
+    # A shape no option was made for (one job: no independent jobs; no data-parallel
+    # software: no data-parallel job) is not a purchase this workload could make.
+    made = {core.options.options[i].shape for pair in core.options.pairs for i in pair}
+    groups: list[tuple[str, str]] = [
+        ("shape", s) for s in SHAPES if s != chosen.shape and s in made
+    ]
     groups += [("class", c) for c in CLASSES if c != chosen.class_]
     for axis, name in groups:
         pairs = [p for p in core.pairs if (p.shape if axis == "shape" else p.class_) == name]
@@ -212,7 +173,14 @@ def _rejections(core: Core) -> list[Rejected]:
             against = [r.id for r in core.fired if _weights(r, axis).get(name, 0) < 0]
             favour = [r.id for r in core.fired if _weights(r, axis).get(winners[axis], 0) > 0]
             because = tuple(dict.fromkeys(against + favour))
-            if score == winner:
+            fewer = _serves_fewer(core, [p for p in pairs if p.ranked])
+            if fewer is not None:
+                reason = fewer
+                limits: Counter[str] = Counter()
+                for pair in pairs:
+                    limits.update(pair.elimination_counts)
+                because = tuple(dict.fromkeys([*(r for r, _ in limits.most_common(4)), *because]))
+            elif score == winner:
                 reason = (
                     f"tied on score ({score:+d}); lost on the tie-break "
                     "(simpler shape, then lower cost)"
@@ -223,24 +191,43 @@ def _rejections(core: Core) -> list[Rejected]:
     return rejected
 
 
+def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
+    """Why these pairs lost when their best option serves fewer jobs than the chosen one
+    (or buys what the chosen keeps): capacity comes before the score."""
+    top = core.top
+    if top is None or not pairs:
+        return None
+    best = max(p.ranked[0].jobs_served for p in pairs)
+    if best < top.jobs_served:
+        wanted = int(_number_or_none(core.facts["workload.concurrent_jobs"]) or 1)
+        return (
+            f"its best option serves {best} of {counted(wanted, core.facts)} against "
+            f"{top.jobs_served} for the chosen"
+        )
+    if top.count == 0 and all(p.ranked[0].count for p in pairs):
+        return "the cards already in the host serve as many, so buying is not needed"
+    return None
+
+
 def _alternatives(
-    core: Core, ranking: str, sizing: MemoryEstimate | None, as_of: dt.date | None
+    core: Core, engine: Engine, sizing: MemoryEstimate | None, as_of: dt.date | None
 ) -> list[Alternative]:
     alternatives = []
     for pair in sorted(
         core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
     ):
-        if pair is core.chosen:
-            continue
+        if pair is core.chosen or not (pair.ranked or pair.elimination_counts):
+            continue  # the chosen pair, or a kind of purchase no option was made for
         counts = pair.elimination_counts
+        picks = _picks(
+            pair, core, engine, [(1, pair.ranked[0])] if pair.ranked else [], sizing, as_of
+        )
         alternatives.append(
             Alternative(
                 shape=pair.shape,
                 class_=pair.class_,
                 score=pair.score,
-                best=_pick(pair.ranked[0], core.facts, 1, ranking, sizing, as_of)
-                if pair.ranked
-                else None,
+                best=picks[0] if picks else None,
                 eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
             )
         )
@@ -252,6 +239,11 @@ def _confidence(core: Core) -> tuple[str, str | None]:
         return "low", None
     if core.runner_up is None:
         return "high", None
+    top, runner_top = core.top, core.runner_up.ranked[0]
+    if top is not None and (
+        runner_top.jobs_served < top.jobs_served or (top.count == 0 < runner_top.count)
+    ):
+        return "high", None  # capacity decided it, not the score
     margin = core.chosen.score - core.runner_up.score
     runner = f"{core.runner_up.shape} / {core.runner_up.class_}"
     if margin >= 4:
@@ -266,7 +258,14 @@ def describe_outcome(outcome: Outcome) -> str:
     top = outcome.top
     if top is None:
         return "no card meets every requirement"
-    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}"
+    if top.count == 0:
+        return f"buy nothing, keep the {top.kept} × {top.sku.name} in the host"
+    kept = ""
+    if top.kept_sku is not None:
+        kept = f" beside the {top.kept} × {top.kept_sku.name} kept"
+    elif top.action == "replace":
+        kept = ", replacing the cards in the host"
+    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}{kept}"
 
 
 def sensitivity_entry(flip: Flip) -> Sensitivity:
@@ -341,13 +340,24 @@ def decide(
     engine = advisor.engine
     core = engine.run(facts.values)
     objective = str(facts.values["workload.objective"])
-    ranking = RANKING.get(objective, RANKING["correctness"])
+    ranking = ranking_text(objective)
     fixes, findings = findings_of(core, facts, advisor.book)
+    first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
+    findings = [*findings[:first], *engine_findings(core, facts), *findings[first:]]
     confidence, near_tie = _confidence(core)
     top = core.top
     shown = shown_options(core.chosen.ranked)
-    picks = tuple(
-        _pick(option, core.facts, rank, ranking, facts.sizing, as_of) for rank, option in shown
+    picks = _picks(core.chosen, core, engine, shown, facts.sizing, as_of)
+    enough = (
+        enough_of(
+            core,
+            PickContext(
+                core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
+            ),
+            *picks[:1],
+        )
+        if picks
+        else None
     )
     flips = scan(engine, core) if sensitivity else ()
     return Decision(
@@ -365,12 +375,15 @@ def decide(
             confidence=confidence,
             near_tie=near_tie,
             ranking=ranking,
+            action=top.action if top is not None else _action_without_pick(core),
+            capacity=capacity_of(top, core.facts),
+            existing=existing_of(measured_gpus, core),
         ),
         fix_first=tuple(fixes),
         findings=tuple(findings),
         picks=picks,
         rejected=tuple(_rejections(core)),
-        alternatives=tuple(_alternatives(core, ranking, facts.sizing, as_of)),
+        alternatives=tuple(_alternatives(core, engine, facts.sizing, as_of)),
         sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
         scores={
             "shape": {str(k): v for k, v in core.shape_scores.items()},
@@ -396,9 +409,15 @@ def decide(
             rules=engine.rules.version,
             generated_at=as_of.isoformat(),
         ),
+        enough=enough,
         evidence_conflicts=evidence_conflicts,
         sizing=_sizing(profile, facts),
     )
+
+
+def _action_without_pick(core: Core) -> str:
+    count = core.facts.get("host.gpu_count")
+    return "replace" if isinstance(count, (int, float)) and count >= 1 else "new"
 
 
 def _sizing(profile: Profile, facts: FactSet) -> Sizing:

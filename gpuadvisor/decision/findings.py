@@ -150,7 +150,13 @@ def findings_of(
         mask = masks.get(rule.id, 0)
         if not mask:
             continue
-        names = sorted({options[i].sku.name for i in range(total) if mask >> i & 1})
+        names = sorted(
+            {
+                core.options.sku_names[sku_id]
+                for sku_id, bits in core.options.sku_bits.items()
+                if bits & mask
+            }
+        )
         sample = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         values = _fact_values(rule, facts)
         effect = f"excluded {mask.bit_count()} of {total} options ({sample})"

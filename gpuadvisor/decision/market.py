@@ -13,7 +13,7 @@ from typing import Any
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import isv_apps_known, isv_apps_unknown
-from gpuadvisor.engine.options import Option, vgpu_licence, vgpu_licence_priced
+from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.inputs.catalog import Catalog, Sku
 from gpuadvisor.vocabulary import format_value
@@ -40,26 +40,6 @@ def market_fields(sku: Sku, as_of: dt.date | None) -> dict[str, Any]:
         "fp64_tflops": sku.fp64_tflops,
         "price_date": sku.price_date.isoformat() if sku.price_date else None,
     }
-
-
-def cost_phrase(option: Option, facts: Mapping[str, Value], energy: float, years: str) -> str:
-    """``$X over N years with electricity and vWS licences``, or what is not priced."""
-    licence = vgpu_licence(facts)
-    licence_cost = licence[1] if licence else 0.0
-    licences = ""
-    if licence is not None:
-        licences = (
-            f" and {licence[0]} licences"
-            if vgpu_licence_priced(facts)
-            else f"; {licence[0]} licences (priced per GPU) not included: no public price"
-        )
-    total = option.total_price_usd
-    if total is None:
-        return (
-            f"price on quote (budget not checked); ${energy + licence_cost:,.0f} over {years} "
-            f"years for electricity{licences}"
-        )
-    return f"${total + energy + licence_cost:,.0f} over {years} years with electricity{licences}"
 
 
 def _deciding_fields(objective: str, active: Iterable[Rule]) -> tuple[str, ...]:

@@ -28,6 +28,30 @@ class FactValue(_Out):
     source: str = Field(description="'profile', 'catalog', or the evidence file(s).")
 
 
+class Capacity(_Out):
+    """Jobs (or desktop users) wanted against those the recommended purchase serves."""
+
+    jobs_wanted: int
+    jobs_served: int = Field(description="The whole purchase, kept cards included.")
+    cards: int = Field(description="Cards serving them: bought and kept.")
+    hosts_needed: int = Field(
+        description="Hosts of the profile's platform that would serve every wanted job "
+        "with this pick (1 when this one does)."
+    )
+    shortfall: bool = Field(description="The purchase serves fewer jobs than wanted.")
+    unit: str = Field("jobs", description="What is counted: jobs, or users for VDI.")
+    summary: str = Field("", description="The capacity in one sentence.")
+
+
+class ExistingCards(_Out):
+    """Cards the evidence shows in the host, grouped by model."""
+
+    name: str
+    count: int
+    kept: bool = Field(description="The recommendation keeps these cards.")
+    sku: str | None = Field(None, description="The catalog entry they were matched to.")
+
+
 class Recommendation(_Out):
     shape: Shape
     class_: GpuClass = Field(alias="class")
@@ -36,6 +60,17 @@ class Recommendation(_Out):
     confidence: Literal["high", "medium", "low"]
     near_tie: str | None = Field(None, description="The runner-up when the margin is small.")
     ranking: str = Field(description="How picks of this shape and class were ordered.")
+    # CONTRACT §6
+    action: Literal["new", "add", "replace", "keep"] = Field(
+        "new",
+        description="new: no GPUs known on the host; add: keep the cards in the evidence "
+        "and buy more; replace: the cards in the evidence go; keep: the cards in the "
+        "evidence already meet the need, buy nothing.",
+    )
+    capacity: Capacity | None = Field(None, description="Null when nothing can be picked.")
+    existing: tuple[ExistingCards, ...] = Field(
+        (), description="What the evidence shows in the host."
+    )
 
 
 class FixFirst(_Out):
@@ -112,6 +147,35 @@ class Pick(_Out):
         description="Memory one job can use on this option: one card's memory, or the "
         "usable total of a model-parallel group after sharding overhead.",
     )
+    # CONTRACT §6
+    usable_vram_gib: float | None = Field(
+        None,
+        description="What one job can allocate (reserved and ECC overhead taken off; its "
+        "share of a shared card; pooled over a split model).",
+    )
+    headroom_gib: float | None = Field(None, description="usable_vram_gib minus the job's need.")
+    slots_total: float | None = Field(
+        None, description="Slot positions all cards occupy (kept cards included)."
+    )
+    action: Literal["new", "add", "replace", "keep"] = "new"
+    kept_count: int = Field(0, description="Cards already in the host this option keeps.")
+    kept_name: str = Field("", description="Their model.")
+    cards_total: int = Field(1, description="Cards the option runs on: bought and kept.")
+    jobs_wanted: int = Field(1, description="workload.concurrent_jobs.")
+    board_power_w: float | None = Field(
+        None, description="Board power of every card the option runs on."
+    )
+    power_limit_w: float | None = Field(
+        None, description="The per-card power limit to set (nvidia-smi -pl) so it fits."
+    )
+    speed_cost_pct: float | None = Field(
+        None, description="Expected speed lost to that power limit, per cent."
+    )
+    memory_basis: Literal["usable", "vgpu-profile"] = Field(
+        "usable",
+        description="usable: what a process can allocate; vgpu-profile: a share of the "
+        "board's frame buffer cut by the vGPU manager (VDI).",
+    )
     speed: PickSpeed | None = Field(
         None, description="Decode and prefill bounds, for a language model being served."
     )
@@ -137,6 +201,19 @@ class Alternative(_Out):
     eliminated_by: tuple[str, ...] = Field(
         (), description="Constraint rules that removed every option of this kind."
     )
+
+
+class EnoughCard(_Out):
+    """The cheapest option that meets every requirement and serves as many jobs as the
+    recommendation, beside the ranked picks."""
+
+    pick: Pick
+    same_as_top: bool = Field(description="The recommendation is itself that option.")
+    extra_usd: float | None = Field(
+        description="What the recommendation costs more, purchase price; null when either "
+        "price is on quote."
+    )
+    text: str = Field(description="The comparison in one sentence.")
 
 
 class Rejected(_Out):
@@ -268,6 +345,11 @@ class Decision(_Out):
     )
     inputs: Inputs
     provenance: Provenance
+    enough: EnoughCard | None = Field(
+        None,
+        description="The cheapest option that meets every requirement (CONTRACT §6 item "
+        "'enough card'); null when nothing fits.",
+    )
     evidence_conflicts: tuple[EvidenceConflict, ...] = Field(
         (),
         description="Values on which the evidence files disagree, each with every file's "

@@ -10,7 +10,7 @@ from pathlib import Path
 from gpuadvisor.decision.model import PickSpeed, Sizing
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
-from gpuadvisor.engine.options import Option
+from gpuadvisor.engine.option import Option
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.sizing.estimate import GIB, MemoryEstimate
 from gpuadvisor.sizing.speed import bytes_per_step, speed_on

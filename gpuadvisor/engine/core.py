@@ -10,10 +10,15 @@ The procedure, in the order it runs:
 2. Every purchase option (shape × SKU × count, see :mod:`gpuadvisor.engine.options`) is
    checked against every active constraint rule; an option that a constraint does not
    prove acceptable is eliminated, with that rule recorded.
-3. Each (shape, class) pair that still has options is scored: shape score + class
-   score. The best pair wins; ties go to the simpler shape, then the cheaper pick.
-4. Within the winning pair, options are ranked by the objective's ranking
-   (:data:`gpuadvisor.engine.options.RANKING`).
+3. Each (shape, class) pair that still has options is ranked by what its first option
+   serves: the most wanted jobs served first (capacity comes before preference), then
+   cards already in the host that serve as many (buy nothing), then the score (shape
+   score + class score); ties go to the simpler shape, then the cheaper pick.
+4. Within each pair, options are ranked the same way: jobs served, buying nothing, then
+   the objective's measure (:mod:`gpuadvisor.engine.ranking`).
+
+Facts the policy derives (:func:`gpuadvisor.engine.facts.derive_facts`) are worked out
+again on every run, so a run with one fact changed sees them consistent.
 
 :class:`Engine` is the object callers hold: one catalog, one rule base, and every cache
 their decisions share. Nothing here is I/O; the same inputs always give the same result.
@@ -26,10 +31,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from gpuadvisor.engine.costs import lifecycle_cost_usd
 from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.facts import DERIVED_READS, derive_facts
 from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
+from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
-from gpuadvisor.engine.options import Option, lifecycle_cost_usd, rank_options
+from gpuadvisor.engine.ranking import rank_options
 from gpuadvisor.engine.rules import Rule, RuleBase
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
@@ -66,7 +74,7 @@ class Core:
     def top(self) -> Option | None:
         return self.chosen.ranked[0] if self.chosen.ranked else None
 
-    def outcome(self) -> tuple[str, str, str | None, int]:
+    def outcome(self) -> tuple[str, str, str | None, int, int]:
         return Outcome(self.chosen.shape, self.chosen.class_, self.top).key()
 
 
@@ -81,14 +89,23 @@ def _scores(fired: tuple[Rule, ...]) -> tuple[dict[Shape, int], dict[GpuClass, i
     return shape_scores, class_scores
 
 
-def _pair_order(
+def pair_order(
     score: int, shape: Shape, gpu_class: GpuClass, top: Option | None, facts: Mapping[str, Value]
 ) -> tuple[float, ...]:
-    """Best pair first: score, then the simpler shape, the cheaper pick, the class."""
-    cost = lifecycle_cost_usd(top, facts) if top is not None else None
-    if cost is None:  # nothing fits, or the pick's price is on quote: loses the tie
-        cost = float("inf")
-    return (-score, SHAPES.index(shape), cost, CLASSES.index(gpu_class))
+    """Best pair first: the jobs its first option serves, then buying nothing, the
+    score, the simpler shape, the cheaper pick, the class. A pick on quote (no price)
+    loses the cost tie."""
+    if top is None:
+        return (0.0, 1.0, -score, SHAPES.index(shape), float("inf"), CLASSES.index(gpu_class))
+    cost = lifecycle_cost_usd(top, facts)
+    return (
+        -top.jobs_served,
+        0.0 if top.count == 0 else 1.0,
+        -score,
+        SHAPES.index(shape),
+        float("inf") if cost is None else cost,
+        CLASSES.index(gpu_class),
+    )
 
 
 def run_core(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo) -> Core:
@@ -111,14 +128,14 @@ def run_core(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo) 
                 shape,
                 gpu_class,
                 shape_scores[shape] + class_scores[gpu_class],
-                tuple(rank_options(alive, facts)),
+                tuple(rank_options(alive, facts, memo.policy)),
                 eliminations(verdicts, options.pair_bits[index]),
             )
         )
 
     def order(pair: PairResult) -> tuple[float, ...]:
         top = pair.ranked[0] if pair.ranked else None
-        return _pair_order(pair.score, pair.shape, pair.class_, top, facts)
+        return pair_order(pair.score, pair.shape, pair.class_, top, facts)
 
     feasible_pairs = sorted((p for p in pairs if p.ranked), key=order)
     if feasible_pairs:
@@ -149,10 +166,13 @@ class Outcome(NamedTuple):
     class_: GpuClass
     top: Option | None
 
-    def key(self) -> tuple[str, str, str | None, int]:
-        """Equal keys, same answer (what :meth:`Core.outcome` returns)."""
+    def key(self) -> tuple[str, str, str | None, int, int]:
+        """Equal keys, same answer (what :meth:`Core.outcome` returns): the shape, the
+        class, the card, how many are bought and how many of the host's are kept."""
         top = self.top
-        return (self.shape, self.class_, top.sku.id if top else None, top.count if top else 0)
+        if top is None:
+            return (self.shape, self.class_, None, 0, 0)
+        return (self.shape, self.class_, top.sku.id, top.count, top.kept)
 
 
 def outcome_of(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo) -> Outcome:
@@ -174,7 +194,7 @@ def outcome_of(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo
     best: tuple[tuple[float, ...], Shape, GpuClass, Option | None] | None = None
     for pair, (shape, gpu_class) in enumerate(PAIRS):
         top = memo.best(pair, alive, options, facts)
-        key = _pair_order(
+        key = pair_order(
             shape_scores[shape] + class_scores[gpu_class], shape, gpu_class, top, facts
         )
         # Feasible pairs first; among infeasible ones (nothing alive anywhere) the order
@@ -197,17 +217,28 @@ class Engine:
     long as its engine.
     """
 
-    __slots__ = ("catalog", "memo", "rules")
+    __slots__ = ("_derived", "catalog", "memo", "rules")
 
     def __init__(self, catalog: Catalog, rules: RuleBase) -> None:
         self.catalog = catalog
         self.rules = rules
-        self.memo = ConstraintMemo(catalog)
+        self.memo = ConstraintMemo(catalog, rules.policy)
+        self._derived: dict[tuple[Value, ...], dict[str, Value]] = {}
+
+    def prepare(self, facts: Mapping[str, Value]) -> dict[str, Value]:
+        """The facts with the policy's derived facts worked out from them."""
+        key = tuple(facts.get(name) for name in DERIVED_READS)
+        derived = self._derived.get(key)
+        if derived is None:
+            if len(self._derived) > 4096:
+                self._derived.clear()
+            derived = self._derived[key] = derive_facts(facts, self.rules.policy, self.catalog)
+        return {**facts, **derived}
 
     def run(self, facts: Mapping[str, Value]) -> Core:
         """Everything concluded from these facts (what a decision is phrased from)."""
-        return run_core(facts, self.rules, self.memo)
+        return run_core(self.prepare(facts), self.rules, self.memo)
 
     def outcome(self, facts: Mapping[str, Value]) -> Outcome:
         """Only what the answer comes to (shape, class, first pick), computed faster."""
-        return outcome_of(facts, self.rules, self.memo)
+        return outcome_of(self.prepare(facts), self.rules, self.memo)

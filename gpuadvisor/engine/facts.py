@@ -11,9 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gpuadvisor.engine.capacity import MIB_PER_GIB, catalog_match, existing_usable_gib
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import HOST_FACTS, sku_fact_specs
 from gpuadvisor.engine.namelist import name_list
+from gpuadvisor.engine.policy import Policy, bundled_policy
 from gpuadvisor.inputs.catalog import Catalog, Sku, app_key
 from gpuadvisor.inputs.profile import SECTIONS, Profile
 
@@ -91,6 +93,69 @@ def empty_host_facts() -> dict[str, Value]:
     return values
 
 
+def _num(values: Mapping[str, Value], name: str) -> float:
+    value = values[name]
+    assert isinstance(value, (int, float)) and not isinstance(value, bool), name
+    return float(value)
+
+
+#: The facts :func:`derive_facts` reads; a change to any of them is worked out again.
+DERIVED_READS = (
+    "workload.kind",
+    "workload.vram_need_gib",
+    "platform.gpu_slots_total",
+    "platform.chassis",
+    "platform.gpu_count_max",
+    "platform.max_gpu_slot_width",
+    "platform.psu_headroom_w",
+    "platform.circuit_w",
+    "host.gpu_model",
+    "host.gpu_memory_total_min_mib",
+    "host.gpu_memory_reserved_max_mib",
+    "gpu.ecc_enabled_all",
+    "requirements.ecc",
+    "requirements.silent_corruption_unacceptable",
+)
+
+
+def derive_facts(values: Mapping[str, Value], policy: Policy, catalog: Catalog) -> dict[str, Value]:
+    """The facts of :data:`factspec.DERIVED_FACTS` for these values (the numbers come from
+    the policy file; the host's cards are matched to the catalog by product name)."""
+    kind = str(values["workload.kind"])
+    need = _num(values, "workload.vram_need_gib")
+    stated_slots = _num(values, "platform.gpu_slots_total")
+    slots = stated_slots or policy.default_slots(
+        str(values["platform.chassis"]),
+        int(_num(values, "platform.gpu_count_max")),
+        int(_num(values, "platform.max_gpu_slot_width")),
+    )
+    circuit = policy.circuit_budget_w(_num(values, "platform.circuit_w"))
+    model = values.get("host.gpu_model")
+    sku = catalog_match(catalog, model if isinstance(model, str) else None)
+    usable: float | None = None
+    if sku is not None:
+        usable = existing_usable_gib(values, sku, policy)
+    else:
+        total = values.get("host.gpu_memory_total_min_mib")
+        if isinstance(total, (int, float)) and not isinstance(total, bool):
+            reserved = values.get("host.gpu_memory_reserved_max_mib")
+            if not isinstance(reserved, (int, float)) or isinstance(reserved, bool):
+                reserved = policy.reserve_mib(float(total) / MIB_PER_GIB)
+            usable = round((float(total) - float(reserved)) / MIB_PER_GIB, 3)
+    derived: dict[str, Value] = {
+        "workload.vram_need_with_headroom_gib": round(need + policy.headroom_gib(kind, need), 4),
+        "workload.shares_cards": policy.shares_cards(kind),
+        "platform.gpu_slots_available": float(slots),
+        "platform.gpu_power_budget_w": round(
+            policy.psu_budget_w(_num(values, "platform.psu_headroom_w")), 3
+        ),
+        "platform.circuit_gpu_budget_w": None if circuit is None else round(circuit, 3),
+        "host.gpu_catalog_sku": sku.id if sku is not None else None,
+        "host.gpu_usable_gib": usable,
+    }
+    return derived
+
+
 #: Where a derived ``workload.vram_need_gib`` comes from, as findings cite it.
 DERIVED_SOURCE = "derived from workload.model"
 
@@ -113,6 +178,7 @@ def build_facts(
     catalog: Catalog,
     host_values: Mapping[str, Value] | None = None,
     host_sources: Mapping[str, tuple[str, ...]] | None = None,
+    policy: Policy | None = None,
     sizing: MemoryEstimate | None = None,
 ) -> FactSet:
     values: dict[str, Value] = {}
@@ -139,6 +205,14 @@ def build_facts(
     if estimate is not None and profile.workload.vram_need_gib is None:
         values["workload.vram_need_gib"] = round(estimate.total_gib, 2)
         sources["workload.vram_need_gib"] = DERIVED_SOURCE
+    # Derived after the estimate: the headroom reads the memory need it may have set.
+    for name, value in derive_facts(values, policy or bundled_policy(), catalog).items():
+        values[name] = value
+        sources[name] = "rules/_policy.toml"
+    if values["host.gpu_catalog_sku"] is not None:
+        sources["host.gpu_catalog_sku"] = "catalog"
+    if values["host.gpu_usable_gib"] is not None:
+        sources["host.gpu_usable_gib"] = sources.get("host.gpu_memory_total_min_mib", "evidence")
     return FactSet(values=values, sources=sources, sizing=estimate)
 
 

@@ -229,6 +229,82 @@ HOST_FACTS: tuple[FactSpec, ...] = (
     _basis("gpu.clock_basis", "What the clock judgement rests on."),
 )
 
+#: The cards the evidence shows, as options that keep them need them
+#: (:mod:`gpuadvisor.engine.hostfacts._existing`).
+EXISTING_GPU_FACTS: tuple[FactSpec, ...] = (
+    FactSpec(
+        "host.gpu_model",
+        "string",
+        "The product name every GPU in the evidence reports (null when they differ).",
+        nullable=True,
+        source="evidence",
+    ),
+    _n("host.gpu_models_distinct", "Different GPU product names in the evidence."),
+    _n("host.gpu_memory_total_min_mib", "Smallest FB Memory Usage > Total of any GPU.", "MiB"),
+    _n(
+        "host.gpu_memory_reserved_max_mib",
+        "Largest FB Memory Usage > Reserved of any GPU (driver reserve).",
+        "MiB",
+    ),
+)
+HOST_FACTS = (*HOST_FACTS, *EXISTING_GPU_FACTS)
+
+#: Facts the engine works out from the others with the policy file (rules/_policy.toml)
+#: and the catalog; worked out again whenever a fact they come from changes.
+DERIVED_FACTS: tuple[FactSpec, ...] = (
+    FactSpec(
+        "workload.vram_need_with_headroom_gib",
+        "number",
+        "Memory one job needs with the headroom it keeps (rules/_policy.toml).",
+        "GiB",
+        source="policy",
+    ),
+    FactSpec(
+        "workload.shares_cards",
+        "bool",
+        "Jobs of this kind share a card side by side (VDI, inference, media, visualization).",
+        source="policy",
+    ),
+    FactSpec(
+        "platform.gpu_slots_available",
+        "number",
+        "Slot positions the GPUs may occupy: gpu_slots_total, or the usual spacing when 0.",
+        "slots",
+        source="policy",
+    ),
+    FactSpec(
+        "platform.gpu_power_budget_w",
+        "number",
+        "Board power the GPUs may draw from the supply: psu_headroom_w less the margin "
+        "for transients.",
+        "W",
+        source="policy",
+    ),
+    FactSpec(
+        "platform.circuit_gpu_budget_w",
+        "number",
+        "Board power the GPUs may draw from the wall circuit (null when circuit_w is 0).",
+        "W",
+        nullable=True,
+        source="policy",
+    ),
+    FactSpec(
+        "host.gpu_catalog_sku",
+        "string",
+        "The catalog entry the host's GPUs are (null when not one model or not in the catalog).",
+        nullable=True,
+        source="catalog",
+    ),
+    FactSpec(
+        "host.gpu_usable_gib",
+        "number",
+        "What one job can allocate on the host's smallest GPU (total less reserve).",
+        "GiB",
+        nullable=True,
+        source="evidence",
+    ),
+)
+
 CATALOG_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
         "catalog.max_vram_gib", "number", "Largest card in the catalog.", "GiB", source="catalog"
@@ -261,7 +337,11 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
         source="option",
     ),
     FactSpec(
-        "option.gpu_count", "number", "Cards in this option.", scope="option", source="option"
+        "option.gpu_count",
+        "number",
+        "Cards the option runs on: those bought and those kept in the host.",
+        scope="option",
+        source="option",
     ),
     FactSpec(
         "option.total_price_usd", "number", "Cards × price.", "USD", scope="option", source="option"
@@ -269,7 +349,7 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
         "option.total_power_w",
         "number",
-        "Cards × board power.",
+        "Board power of every card the option runs on (kept cards included).",
         "W",
         scope="option",
         source="option",
@@ -277,13 +357,62 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
         "option.vram_per_job_gib",
         "number",
-        "Memory one job can use: one card's, or the pooled memory under model parallelism.",
+        "Usable memory one job can allocate: its share of one card, or the pooled memory "
+        "of a split model (reserve, ECC and sharding overhead taken off).",
         "GiB",
         scope="option",
         source="option",
     ),
     FactSpec(
-        "option.total_slots", "number", "Slots all cards occupy.", scope="option", source="option"
+        "option.total_slots",
+        "number",
+        "Slot positions all cards occupy (kept cards included).",
+        "slots",
+        scope="option",
+        source="option",
+    ),
+    FactSpec("option.new_gpu_count", "number", "Cards bought.", scope="option", source="option"),
+    FactSpec(
+        "option.kept_gpu_count",
+        "number",
+        "Cards already in the host that the option keeps.",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.open_air_cards",
+        "number",
+        "Open-air cards in the host after the purchase (kept ones included).",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.jobs_served",
+        "number",
+        "Concurrent jobs (or users) the option serves at once.",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.cards_per_job",
+        "number",
+        "Cards one job spans (1, or the cards of a split model or data-parallel job).",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.card_is_kept",
+        "bool",
+        "The card being judged is one already in the host, not one to buy.",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.mixed_models",
+        "bool",
+        "The option runs on two card models (a new one beside the kept one).",
+        scope="option",
+        source="option",
     ),
 )
 
@@ -394,6 +523,7 @@ def _profile_facts() -> list[FactSpec]:
 
 ALL_FACTS: tuple[FactSpec, ...] = (
     *_profile_facts(),
+    *DERIVED_FACTS,
     *HOST_FACTS,
     *CATALOG_FACTS,
     *OPTION_FACTS,

@@ -13,20 +13,27 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from gpuadvisor.engine.capacity import ecc_wanted, usable_gib
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import sku_facts
+from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import (
-    OPTION_SHAPES,
-    RANK_READS,
-    Option,
+    OptionMaker,
+    Plan,
+    block_key,
+    kept_model,
+    kept_options,
     option_plan,
-    options_of_plan,
     plan_inputs,
-    rank_key,
+    sku_options,
 )
+from gpuadvisor.engine.optionset import BOUGHT, KEPT, PAIRS, Block, OptionSet, bit_indices
+from gpuadvisor.engine.policy import Policy
+from gpuadvisor.engine.ranking import RANK_READS, rank_key
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.inputs.catalog import Catalog
-from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
+
+__all__ = ["PAIRS", "ConstraintMemo", "OptionSet", "Verdict", "eliminations"]
 
 
 class Verdict(NamedTuple):
@@ -48,36 +55,6 @@ def eliminations(verdicts: tuple[Verdict, ...], within: int) -> Counter[str]:
     return Counter({rule_id: count for _, _, rule_id, count in found})
 
 
-#: Every (shape, class) pair, in the order the engine lists them.
-PAIRS: tuple[tuple[Shape, GpuClass], ...] = tuple((s, c) for s in OPTION_SHAPES for c in CLASSES)
-
-
-class OptionSet:
-    """The options of one plan (see :func:`gpuadvisor.engine.options.option_plan`), indexed:
-    option ``i`` is bit ``i`` of the masks :class:`ConstraintMemo` keeps, and
-    ``pairs[j]`` lists the options of the ``j``-th (shape, class) pair in :data:`PAIRS`
-    order."""
-
-    __slots__ = ("best", "full", "masks", "options", "pair_bits", "pairs", "sku_bits")
-
-    def __init__(self, options: list[Option]) -> None:
-        self.options = options
-        self.full = (1 << len(options)) - 1
-        self.sku_bits: dict[str, int] = {}
-        members: dict[tuple[str, str], list[int]] = {}
-        for index, option in enumerate(options):
-            self.sku_bits[option.sku.id] = self.sku_bits.get(option.sku.id, 0) | 1 << index
-            members.setdefault((option.shape, option.sku.segment), []).append(index)
-        self.pairs: tuple[tuple[int, ...], ...] = tuple(
-            tuple(members.get(pair, ())) for pair in PAIRS
-        )
-        self.pair_bits = tuple(sum(1 << i for i in indices) for indices in self.pairs)
-        #: What the memo worked out for these options (kept here, not by the set's id,
-        #: so nothing can outlive the set or be mistaken for another set's).
-        self.masks: dict[tuple[object, ...], int] = {}
-        self.best: dict[tuple[object, ...], int | None] = {}
-
-
 class ConstraintMemo:
     """Constraint results remembered across engine runs on one catalog (owned by an
     :class:`gpuadvisor.engine.core.Engine`, never by the catalog or a rule).
@@ -94,12 +71,20 @@ class ConstraintMemo:
 
     MAX_VERDICTS = 200_000
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, policy: Policy) -> None:
         self.catalog = catalog
+        self.policy = policy
         self.sku_facts = {sku.id: sku_facts(sku) for sku in catalog.skus}
-        self._tables: dict[tuple[object, ...], dict[str, bool]] = {}
-        self._option_sets: dict[tuple[int, ...], OptionSet] = {}
-        self._plans: dict[tuple[Value, ...], tuple[int, ...]] = {}
+        self._tables: dict[tuple[object, ...], dict[object, bool]] = {}
+        self._option_sets: dict[Plan, OptionSet] = {}
+        self._plans: dict[tuple[Value, ...], Plan] = {}
+        self._blocks: dict[tuple[object, ...], Block] = {}
+        self._made = OptionMaker()
+        #: Usable memory of every SKU, with ECC wanted and without.
+        self._usable = {
+            wanted: tuple(usable_gib(sku, wanted, policy) for sku in catalog.skus)
+            for wanted in (False, True)
+        }
         self._size = 0
 
     def bound(self) -> None:
@@ -108,19 +93,45 @@ class ConstraintMemo:
             self._tables.clear()
             self._option_sets.clear()
             self._plans.clear()
+            self._blocks.clear()
+            self._made.clear()
             self._size = 0
 
     def option_set(self, facts: Mapping[str, Value]) -> OptionSet:
         inputs = plan_inputs(facts)
         plan = self._plans.get(inputs)
         if plan is None:
-            plan = self._plans[inputs] = option_plan(self.catalog.skus, facts)
+            usable = self._usable[ecc_wanted(facts)]
+            plan = self._plans[inputs] = option_plan(self.catalog.skus, facts, self.policy, usable)
             self._size += 1
         found = self._option_sets.get(plan)
         if found is None:
-            found = self._option_sets[plan] = OptionSet(options_of_plan(self.catalog.skus, plan))
-            self._size += len(found.options)
+            found = self._option_sets[plan] = OptionSet(self._blocks_of(plan))
+            self._size += 1
         return found
+
+    def _blocks_of(self, plan: Plan) -> list[Block]:
+        """The blocks of a plan: one per SKU (shared by plans with the same row and
+        counts), then the one keeping the host's cards."""
+        skus = self.catalog.skus
+        params = plan[0]
+        kept_sku = kept_model(skus, plan)
+        blocks = []
+        for sku, row in zip(skus, plan[1], strict=True):
+            key = block_key(sku, row, plan)
+            block = self._blocks.get(key)
+            if block is None:
+                block = self._blocks[key] = Block(sku_options(sku, row, plan, kept_sku, self._made))
+                self._size += len(block.options)
+            blocks.append(block)
+        if kept_sku is not None:
+            key = ("", params)
+            block = self._blocks.get(key)
+            if block is None:
+                block = self._blocks[key] = Block(kept_options(plan, kept_sku, self._made))
+                self._size += len(block.options)
+            blocks.append(block)
+        return blocks
 
     def mask(self, rule: Rule, facts: Mapping[str, Value], options: OptionSet) -> int:
         """The options of ``options`` that ``rule``'s ``require`` does not accept."""
@@ -133,26 +144,79 @@ class ConstraintMemo:
             return found
         table = self._tables.setdefault(key, {})
         mask = 0
-        if rule.require_per_option:
-            for index, option in enumerate(options.options):
-                ok = table.get(option.key)
-                if ok is None:
-                    layers = (option.facts(), self.sku_facts[option.sku.id], facts)
-                    ok = table[option.key] = require.holds(layers)
-                    self._size += 1
-                if not ok:
-                    mask |= 1 << index
-        else:
-            for sku_id, bits in options.sku_bits.items():
-                ok = table.get(sku_id)
-                if ok is None:
-                    ok = table[sku_id] = require.holds(({}, self.sku_facts[sku_id], facts))
-                    self._size += 1
-                if not ok:
-                    mask |= bits
+        for block, offset in options.blocks:
+            local = block.verdicts.get(key)
+            if local is None:
+                local = block.verdicts[key] = self._judge_block(rule, facts, block, table, key)
+                self._size += 1
+            if local:
+                mask |= local << offset
         options.masks[key] = mask
         self._size += 1
         return mask
+
+    def _judge_block(
+        self,
+        rule: Rule,
+        facts: Mapping[str, Value],
+        block: Block,
+        table: dict[object, bool],
+        key: tuple[object, ...],
+    ) -> int:
+        """The options of ``block`` the rule does not accept. Options (or, for a rule
+        that reads no option fact, cards) that show it the same values are judged once:
+        ``table`` holds the verdicts by what the rule sees."""
+        require = rule.require
+        assert require is not None
+        local = 0
+        if rule.require_per_option:
+            names = rule.require_local_names
+            bit = 1
+            for option in block.options:
+                signature = option.signatures.get(names) or self._signature(rule, option)
+                # An option shared by several blocks is judged once per key.
+                verdicts = option.verdicts
+                ok = verdicts.get(key)
+                if ok is None:
+                    ok = table.get(signature)
+                    if ok is None:
+                        ok = table[signature] = all(
+                            require.holds((layer, self.sku_facts[sku.id], facts))
+                            for layer, sku in option.judged()
+                        )
+                    verdicts[key] = ok
+                    self._size += 1
+                if not ok:
+                    local |= bit
+                bit <<= 1
+        else:
+            for card, bits in block.card_bits.items():
+                ok = table.get(card)
+                if ok is None:
+                    sku_id, kept = card
+                    layer = KEPT if kept else BOUGHT
+                    ok = table[card] = require.holds((layer, self.sku_facts[sku_id], facts))
+                    self._size += 1
+                if not ok:
+                    local |= bits
+        return local
+
+    def _signature(self, rule: Rule, option: Option) -> tuple[object, ...]:
+        """What ``rule``'s ``require`` reads of ``option``: the option and SKU facts it
+        names, for every card judged (kept on the option, by the names read)."""
+        names = rule.require_local_names
+        found = option.signatures.get(names)
+        if found is None:
+            option_names = [n for n in names if n.startswith("option.")]
+            sku_names = [n for n in names if n.startswith("sku.")]
+            found = option.signatures[names] = tuple(
+                (
+                    tuple(layer.get(n) for n in option_names),
+                    tuple(self.sku_facts[sku.id].get(n) for n in sku_names),
+                )
+                for layer, sku in option.judged()
+            )
+        return found
 
     def judge(
         self, active: tuple[Rule, ...], facts: Mapping[str, Value]
@@ -178,10 +242,10 @@ class ConstraintMemo:
         if key in options.best:
             found = options.best[key]
             return None if found is None else options.options[found]
-        candidates = [i for i in options.pairs[pair] if here >> i & 1]
+        candidates = bit_indices(here)
         index: int | None = None
         if candidates:
-            rank = rank_key([options.options[i] for i in candidates], facts)
+            rank = rank_key([options.options[i] for i in candidates], facts, self.policy)
             index = min(candidates, key=lambda i: rank(options.options[i]))
         options.best[key] = index
         self._size += 1

@@ -1,9 +1,12 @@
-"""Purchase options: which (shape, SKU, count) combinations exist, what they cost over
-their life, and how options of one kind are ranked against each other.
+"""Purchase options: which (shape, SKU, count) combinations exist, beside or instead of
+the cards already in the host, what each serves and what it costs over its life.
 
-Pure functions over facts and catalog entries; no rule logic lives here. Every number
-that is an assumption (duty cycle, sharding overhead) is a named constant with its
-reason, and is quoted in the report's assumptions.
+Pure functions over facts and catalog entries; no rule logic lives here. Capacity comes
+from :mod:`gpuadvisor.engine.capacity` (usable memory, headroom, jobs per card), the
+numbers behind it from the policy file. Options of every count from one card to what
+the chassis takes are generated, so a purchase that serves some of the jobs is weighed
+beside one that serves them all (partial scale-out). How options of one kind are ranked
+is :mod:`gpuadvisor.engine.ranking`.
 """
 
 from __future__ import annotations
@@ -11,112 +14,25 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 
+from gpuadvisor.engine.capacity import CardFit, card_fit, existing_cards, per_job_gib
 from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.option import Action, Option
+from gpuadvisor.engine.policy import Policy
 from gpuadvisor.inputs.catalog import Sku
-from gpuadvisor.vocabulary import Shape
+from gpuadvisor.vocabulary import SHAPES, Shape
 
-#: The shapes options are generated for, simplest first (one data-parallel job over
-#: several cards has no options of its own yet: it is planned as model parallelism is).
-OPTION_SHAPES: tuple[Shape, ...] = (
-    "single-larger-gpu",
-    "two-independent-jobs",
-    "multi-gpu-model-parallel",
-)
+#: The shapes options are generated for, simplest first (every shape of the contract).
+OPTION_SHAPES: tuple[Shape, ...] = SHAPES
 
-#: Model parallelism replicates some state (embeddings, activations at the cut, comms
-#: buffers); planning on 15% of each card's memory for that is a common rule of thumb.
+
+#: Model parallelism across more than eight cards is NVLink-switch territory (a DGX or
+#: HGX board), not a host built from PCIe cards.
+MAX_SPLIT = 8
+
+#: Model parallelism (and a sharded data-parallel job) replicates some state (embeddings,
+#: activations at the cut, communication buffers); planning on 15% of each card's memory
+#: for that is a common rule of thumb.
 SHARDING_OVERHEAD = 0.15
-
-#: Average draw as a share of board power over the year, by objective. Batch and
-#: training tiers run most of the time; latency endpoints idle between requests.
-DUTY_CYCLE: dict[str, float] = {
-    "throughput": 0.7,
-    "latency": 0.4,
-    "correctness": 0.5,
-    "fleet-simplicity": 0.5,
-}
-
-HOURS_PER_YEAR = 8766.0
-
-#: Workloads whose concurrent jobs are light enough to share one card (desktops, small
-#: model replicas, streams); the others are compute-bound and get one card per job.
-PACKABLE_KINDS = ("vdi", "inference", "media", "visualization")
-
-#: NVIDIA vGPU software, annual subscription per concurrent user (CCU), as listed in
-#: NVIDIA's "Virtual GPU Software Packaging, Pricing, and Licensing Guide" (v10, 2022):
-#: Virtual PC for office desktops, RTX Virtual Workstation for professional graphics.
-VGPU_LICENCE_USD_PER_CCU_YEAR: dict[str, float] = {"vPC": 50.0, "vWS": 250.0}
-VGPU_LICENCE_SOURCE = (
-    "https://docs.nvidia.com/vgpu/packaging-pricing-licensing-guide/latest/index.html"
-)
-_WORKSTATION_KINDS = ("cad-cae", "visualization", "rendering", "simulation")
-
-ASSUMPTIONS: tuple[str, ...] = (
-    "vGPU licences (only when vGPU is required): one concurrent-user subscription per "
-    "concurrent job for every year of service, at NVIDIA's published annual prices "
-    "(Virtual PC $50, RTX Virtual Workstation $250 per user-year; "
-    f"{VGPU_LICENCE_SOURCE}).",
-    "Lifecycle cost = cards' price + electricity for the planned service life; average "
-    "draw = board power × duty cycle (throughput 70%, latency 40%, otherwise 50%).",
-    "Concurrent jobs share a card only for VDI, inference, media and visualization, "
-    "as many as fit its memory; training, rendering and simulation jobs get a card each.",
-    f"Model parallelism loses {SHARDING_OVERHEAD:.0%} of each card's memory to replicated "
-    "state and communication buffers.",
-    "Prices are the catalog's reference prices (launch MSRP, list or reseller, dated); "
-    "quotes will differ.",
-)
-
-
-class Option:
-    """One purchase: a shape, a SKU and how many cards. Immutable by convention; a plain
-    class with slots because the engine makes over a hundred per decision."""
-
-    __slots__ = ("_facts", "count", "jobs_served", "key", "shape", "sku", "vram_per_job_gib")
-
-    def __init__(
-        self, shape: Shape, sku: Sku, count: int, vram_per_job_gib: float, jobs_served: int
-    ) -> None:
-        self.shape = shape
-        self.sku = sku
-        self.count = count
-        self.vram_per_job_gib = vram_per_job_gib
-        self.jobs_served = jobs_served
-        self.key = f"{shape}:{sku.id}:{count}"
-        self._facts: dict[str, Value] | None = None
-
-    def __repr__(self) -> str:
-        return f"Option({self.key}, serves {self.jobs_served})"
-
-    @property
-    def total_price_usd(self) -> float | None:
-        """Cards × price; None when the SKU's price is on quote."""
-        return unpriced_or(self.sku.price_usd, lambda price: price * self.count)
-
-    @property
-    def total_power_w(self) -> float:
-        return self.sku.tdp_w * self.count
-
-    def facts(self) -> Mapping[str, Value]:
-        """The ``option.*`` facts, built once (options are shared by the engine's memo)."""
-        if self._facts is None:
-            self._facts = self._build_facts()
-        return self._facts
-
-    def _build_facts(self) -> dict[str, Value]:
-        return {
-            "option.shape": self.shape,
-            "option.gpu_count": self.count,
-            "option.total_price_usd": self.total_price_usd,
-            "option.total_power_w": self.total_power_w,
-            "option.vram_per_job_gib": self.vram_per_job_gib,
-            "option.total_slots": self.sku.slot_width * self.count,
-        }
-
-
-def unpriced_or(price: float | None, then: Callable[[float], float]) -> float | None:
-    """``then(price)``, or None when there is no price (quote-needed): a missing price
-    stays missing through every sum, never a zero."""
-    return None if price is None else then(price)
 
 
 def _number(facts: Mapping[str, Value], name: str) -> float:
@@ -125,202 +41,363 @@ def _number(facts: Mapping[str, Value], name: str) -> float:
     return float(value)
 
 
-def plan_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
-    """Everything :func:`option_plan` reads: equal inputs, equal plans."""
-    return (
-        facts["workload.vram_need_gib"],
-        facts["workload.concurrent_jobs"],
-        facts["platform.gpu_count_max"],
-        facts["workload.kind"] in PACKABLE_KINDS,
-    )
-
-
-def option_plan(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> tuple[int, ...]:
-    """What :func:`generate_options` makes of these facts, as numbers: for each SKU, the
-    jobs one card holds, the cards and jobs of the independent-jobs option and the
-    shards of the model-parallel one. Equal plans, equal options (many memory needs
-    and job counts come to the same plan)."""
-    need = _number(facts, "workload.vram_need_gib")
-    jobs = int(_number(facts, "workload.concurrent_jobs"))
-    slots = int(_number(facts, "platform.gpu_count_max"))
-    packable = facts["workload.kind"] in PACKABLE_KINDS
-    plan: list[int] = []
-    for sku in skus:
-        # Light jobs share a card side by side (MPS, MIG or vGPU); compute-bound jobs
-        # would only slow each other down, so they get a card each.
-        per_card = max(1, int(min(sku.vram_gib // need, jobs))) if packable else 1
-        # Independent jobs: enough cards for every job, as many as the chassis takes
-        # (at least two: the shape is about adding cards).
-        wanted = max(2, min(math.ceil(jobs / per_card), slots))
-        shards = max(2, math.ceil(need / (sku.vram_gib * (1 - SHARDING_OVERHEAD))))
-        plan += (min(jobs, per_card), wanted, min(jobs, wanted * per_card), shards)
-    return tuple(plan)
-
-
-def options_of_plan(skus: tuple[Sku, ...], plan: tuple[int, ...]) -> list[Option]:
-    """The options a plan of :func:`option_plan` describes, three per SKU."""
-    options: list[Option] = []
-    for index, sku in enumerate(skus):
-        single_jobs, wanted, served, shards = plan[4 * index : 4 * index + 4]
-        options.append(Option("single-larger-gpu", sku, 1, sku.vram_gib, single_jobs))
-        options.append(Option("two-independent-jobs", sku, wanted, sku.vram_gib, served))
-        usable = sku.vram_gib * (1 - SHARDING_OVERHEAD)
-        options.append(Option("multi-gpu-model-parallel", sku, shards, usable * shards, 1))
-    return options
-
-
-def generate_options(skus: tuple[Sku, ...], facts: Mapping[str, Value]) -> list[Option]:
-    """Every option worth evaluating; constraints are judged later, by the rules."""
-    return options_of_plan(skus, option_plan(skus, facts))
-
-
-class CostTerms:
-    """What lifecycle costs read from the facts, read once for many options."""
-
-    __slots__ = ("duty", "electricity_usd_per_kwh", "licence_usd", "years")
-
-    def __init__(self, facts: Mapping[str, Value]) -> None:
-        licence = vgpu_licence(facts)
-        self.years = _number(facts, "requirements.lifecycle_years")
-        self.electricity_usd_per_kwh = _number(facts, "budget.electricity_usd_per_kwh")
-        self.duty = DUTY_CYCLE.get(str(facts["workload.objective"]), 0.5)
-        self.licence_usd = licence[1] if licence else 0.0
-
-    def energy_usd(self, option: Option) -> float:
-        kwh = option.sku.tdp_w * option.count * self.duty * HOURS_PER_YEAR * self.years / 1000.0
-        return kwh * self.electricity_usd_per_kwh
-
-    def lifecycle_usd(self, option: Option) -> float | None:
-        extra = self.energy_usd(option) + self.licence_usd
-        return unpriced_or(option.total_price_usd, lambda total: total + extra)
-
-
-def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
-    return CostTerms(facts).energy_usd(option)
-
-
-def vgpu_licence(facts: Mapping[str, Value]) -> tuple[str, float] | None:
-    """(edition, cost over the service life) when vGPU is required, else None.
-
-    A vCS licence, which NVIDIA prices per GPU, has no public price: it comes back with
-    cost 0 and :func:`vgpu_licence_priced` says so (the pick names it as on quote)."""
-    if facts["requirements.vgpu"] is not True:
-        return None
-    edition = vgpu_licence_edition(facts)
-    per_user = VGPU_LICENCE_USD_PER_CCU_YEAR.get(edition)
-    if per_user is None:
-        return edition, 0.0
-    users = _number(facts, "workload.concurrent_jobs")
-    years = _number(facts, "requirements.lifecycle_years")
-    return edition, per_user * users * years
-
-
-#: The licence name of each ``requirements.vgpu_edition``.
-VGPU_LICENCE_NAMES: dict[str, str] = {"vpc": "vPC", "vws": "vWS", "vcs": "vCS"}
-
-
-def vgpu_licence_edition(facts: Mapping[str, Value]) -> str:
-    """The edition licensed: the profile's ``requirements.vgpu_edition``, or when it says
-    ``none``, vWS for workstation work or certified ISV drivers and vPC otherwise."""
-    stated = facts.get("requirements.vgpu_edition", "none")
-    if isinstance(stated, str) and stated in VGPU_LICENCE_NAMES:
-        return VGPU_LICENCE_NAMES[stated]
-    workstation = (
-        facts["requirements.certified_drivers"] is True
-        or facts["workload.kind"] in _WORKSTATION_KINDS
-    )
-    return "vWS" if workstation else "vPC"
-
-
-def vgpu_licence_priced(facts: Mapping[str, Value]) -> bool:
-    """Whether :func:`vgpu_licence` holds the licence's price (no licence: True)."""
-    licence = vgpu_licence(facts)
-    return licence is None or licence[0] in VGPU_LICENCE_USD_PER_CCU_YEAR
-
-
-def lifecycle_cost_usd(option: Option, facts: Mapping[str, Value]) -> float | None:
-    """Price + electricity + licences over the service life; None when on quote."""
-    return CostTerms(facts).lifecycle_usd(option)
-
-
-def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
-    """Throughput figure that matters for the workload: tensor FP16 for ML, FP32 else."""
-    if facts["workload.kind"] in ("training", "inference", "mixed"):
-        return sku.fp16_tensor_tflops
-    return sku.fp32_tflops
-
-
-#: Within the latency ranking, cards whose memory bandwidth is at least this share of the
-#: fastest eligible card's count as equally fast; the cheapest of them wins. Token decode
-#: and most latency-bound kernels scale with bandwidth, and a 25% band keeps the choice
-#: from paying double for the last few percent.
-LATENCY_BAND = 0.75
-
-RANKING: dict[str, str] = {
-    "throughput": "most concurrent jobs served, then most throughput per lifecycle dollar",
-    "latency": (
-        "most concurrent jobs served, then the cheapest lifecycle cost among the fastest "
-        f"cards (memory bandwidth within {1 - LATENCY_BAND:.0%} of the fastest eligible)"
-    ),
-    "correctness": "most concurrent jobs served, then lowest lifecycle cost",
-    "fleet-simplicity": "most concurrent jobs served, then lowest lifecycle cost",
-}
-
-
-#: The facts :func:`rank_key` reads (the vGPU licence reads the last three).
-RANK_READS = (
-    "workload.objective",
+#: The facts :func:`option_plan` reads (through :func:`capacity.card_fit` and the host's
+#: cards): equal values, equal plans.
+PLAN_READS = (
     "workload.kind",
-    "requirements.lifecycle_years",
-    "budget.electricity_usd_per_kwh",
-    "requirements.vgpu",
-    "requirements.certified_drivers",
+    "workload.vram_need_gib",
     "workload.concurrent_jobs",
-    "requirements.vgpu_edition",
+    "workload.parallelism",
+    "workload.gpus_per_job",
+    "workload.sharded_data_parallel",
+    "workload.model_parallel_ready",
+    "requirements.ecc",
+    "requirements.silent_corruption_unacceptable",
+    "platform.gpu_count_max",
+    "host.gpu_count",
+    "host.gpu_catalog_sku",
+    "host.gpu_usable_gib",
 )
 
 
-def rank_key(
-    options: list[Option], facts: Mapping[str, Value]
-) -> Callable[[Option], tuple[tuple[float, ...], str]]:
-    """The sort key of :func:`rank_options` for this group of options."""
-    objective = facts["workload.objective"]
-    fastest = max(o.sku.memory_bandwidth_gbs for o in options)
-    terms = CostTerms(facts)  # read once for the group, not once per option
-
-    def key(option: Option) -> tuple[tuple[float, ...], str]:
-        sku = option.sku
-        cost = terms.lifecycle_usd(option)
-        if cost is None:
-            return unpriced_key(option, facts, fastest), sku.id
-        if objective == "throughput":
-            value = performance(sku, facts) * option.count / cost
-            return (-option.jobs_served, 0.0, -value, cost), sku.id
-        if objective == "latency":
-            slow = 0.0 if sku.memory_bandwidth_gbs >= LATENCY_BAND * fastest else 1.0
-            return (-option.jobs_served, slow, 0.0, cost, -sku.memory_bandwidth_gbs), sku.id
-        return (-option.jobs_served, 0.0, cost, -sku.vram_gib), sku.id
-
-    return key
+def plan_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
+    """Everything :func:`option_plan` reads: equal inputs, equal plans. The memory need
+    counts only for work that shares a card (``workload.shares_cards``, derived)."""
+    inputs = tuple(facts.get(name) for name in PLAN_READS)
+    if facts.get("workload.shares_cards") is False:
+        return (*inputs[:1], None, *inputs[2:])
+    return inputs
 
 
-def unpriced_key(option: Option, facts: Mapping[str, Value], fastest: float) -> tuple[float, ...]:
-    """Where an option on quote ranks: in the same tier as priced ones (jobs served, and
-    for latency the speed band), after the priced options of that tier (a price in hand
-    beats an unknown one), and among other unpriced ones by the spec the objective
-    values (throughput: compute; latency: memory bandwidth; else memory)."""
-    sku = option.sku
-    objective = facts["workload.objective"]
-    if objective == "throughput":
-        return (-option.jobs_served, 1.0, -performance(sku, facts) * option.count, 0.0)
-    if objective == "latency":
-        slow = 0.0 if sku.memory_bandwidth_gbs >= LATENCY_BAND * fastest else 1.0
-        return (-option.jobs_served, slow, 1.0, -sku.memory_bandwidth_gbs, 0.0)
-    return (-option.jobs_served, 1.0, -sku.vram_gib, 0.0)
+Plan = tuple[tuple[object, ...], tuple[tuple[int, float, float], ...]]
 
 
-def rank_options(options: list[Option], facts: Mapping[str, Value]) -> list[Option]:
-    """Options of one shape and class, best first (see :data:`RANKING`)."""
-    if not options:
+def option_plan(
+    skus: tuple[Sku, ...],
+    facts: Mapping[str, Value],
+    policy: Policy,
+    usable: tuple[float, ...] | None = None,
+) -> Plan:
+    """What :func:`options_of_plan` makes options from, as numbers: the counts that bound
+    them and, per SKU, the jobs one card holds, its usable memory and the memory jobs are
+    counted against. Equal plans, equal options: only work that shares a card reads the
+    memory need here (how many jobs a card holds), so most needs come to the same plan."""
+    jobs = int(_number(facts, "workload.concurrent_jobs"))
+    count_max = int(_number(facts, "platform.gpu_count_max"))
+    per_job_cards = int(_number(facts, "workload.gpus_per_job"))
+    data_parallel = facts["workload.parallelism"] == "data-parallel"
+    sharded = facts["workload.sharded_data_parallel"] is True
+    fits = []
+    for index, sku in enumerate(skus):
+        fit = card_fit(sku, facts, policy, usable=usable[index] if usable else None)
+        fits.append((fit.per_card, fit.usable_gib, fit.basis_gib))
+    existing: tuple[object, ...] = ()
+    found = existing_cards(facts, skus)
+    if found is not None:
+        existing = (found.cards,)
+        if found.sku is not None:
+            fit = card_fit(found.sku, facts, policy, usable=found.usable_gib)
+            existing = (found.cards, found.sku.id, (fit.per_card, fit.usable_gib, fit.basis_gib))
+    split_ready = facts.get("workload.model_parallel_ready") is True
+    # No option uses more cards than the jobs and the kept cards need, unless one job
+    # spans cards (data-parallel, or a split model the team can run): a larger chassis
+    # then makes the same options (the same plan).
+    kept = found.cards if found is not None else 0
+    if not (data_parallel or split_ready):
+        count_max = min(count_max, max(jobs + kept, 2))
+    params = (jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready)
+    return params, tuple(fits)
+
+
+def _dp_counts(jobs: int, count_max: int, per_job_cards: int) -> list[tuple[int, int]]:
+    """(cards, cards per job) of the data-parallel options: whole jobs of
+    ``gpus_per_job`` cards, or one job over 2 to ``gpu_count_max`` cards."""
+    if per_job_cards >= 2:
+        most = max(1, min(jobs, count_max // per_job_cards))
+        return [(per_job_cards * k, per_job_cards) for k in range(1, most + 1)]
+    return [(c, c) for c in range(2, count_max + 1)] if jobs == 1 else []
+
+
+def _dp_memory(usable: float, cards_per_job: int, sharded: bool) -> float:
+    if sharded:
+        return round(usable * (1 - SHARDING_OVERHEAD) * cards_per_job, 3)
+    return usable
+
+
+def _params(plan: Plan) -> tuple[int, int, int, bool, bool, tuple[object, ...], bool]:
+    (jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready), _ = plan
+    assert isinstance(jobs, int) and isinstance(count_max, int) and isinstance(existing, tuple)
+    assert isinstance(per_job_cards, int) and isinstance(sharded, bool)
+    return (
+        jobs,
+        count_max,
+        per_job_cards,
+        bool(data_parallel),
+        sharded,
+        existing,
+        bool(split_ready),
+    )
+
+
+def kept_model(skus: tuple[Sku, ...], plan: Plan) -> Sku | None:
+    """The catalog entry of the host's cards when options can keep them."""
+    existing = plan[0][5]
+    assert isinstance(existing, tuple)
+    if len(existing) != 3:
+        return None
+    return next(s for s in skus if s.id == existing[1])
+
+
+def sku_options(
+    sku: Sku,
+    fit_row: tuple[int, float, float],
+    plan: Plan,
+    kept_sku: Sku | None,
+    make: Callable[..., Option] = Option,
+) -> list[Option]:
+    """The options of one SKU in a plan: one card, independent jobs over 2 and more, a
+    split model, a data-parallel job, and cards of this SKU added beside the kept ones.
+    They depend only on this SKU's row of the plan and the plan's counts (what a memo
+    keys a block of them on)."""
+    jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
+    base: Action = "replace" if existing else "new"
+    per_card, usable, basis = fit_row
+    per_job = per_job_gib(CardFit(usable, basis, per_card))
+    options = [make("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
+    if jobs >= 2:
+        for cards in range(2, min(count_max, math.ceil(jobs / per_card)) + 1):
+            served = min(jobs, cards * per_card)
+            options.append(make("two-independent-jobs", sku, cards, per_job, served, action=base))
+    # Every group size a split model could take (FIT-001 keeps those that hold it, the
+    # ranking prefers the fewest), so the options do not depend on the need; a team that
+    # cannot run one gets the smallest, for TEAM-001 to name.
+    for split in range(2, max(2, min(count_max, MAX_SPLIT) if split_ready else 2) + 1):
+        replicas = max(1, min(jobs, count_max // split)) if split_ready else 1
+        options.append(
+            make(
+                "multi-gpu-model-parallel",
+                sku,
+                split * replicas,
+                round(usable * (1 - SHARDING_OVERHEAD) * split, 3),
+                replicas,
+                cards_per_job=split,
+                action=base,
+            )
+        )
+    for cards, per in _dp_counts(jobs, count_max, per_job_cards) if data_parallel else ():
+        options.append(
+            make(
+                "multi-gpu-data-parallel",
+                sku,
+                cards,
+                _dp_memory(usable, per, sharded),
+                min(jobs, cards // per),
+                cards_per_job=per,
+                action=base,
+            )
+        )
+    if kept_sku is not None:
+        options += _added(sku, fit_row, plan, kept_sku, make)
+    return options
+
+
+def block_key(sku: Sku, fit_row: tuple[int, float, float], plan: Plan) -> tuple[object, ...]:
+    """Everything :func:`sku_options` reads for this SKU, reduced to what changes its
+    options: plans that differ elsewhere (a larger chassis, more jobs than cards) share
+    the block. ``tests/test_engine_oracle.py`` holds equal keys to equal options."""
+    jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
+    per_card = fit_row[0]
+    if per_card == 1:
+        spread: tuple[object, ...] = (min(count_max, jobs),)
+    else:
+        spread = (jobs, min(count_max, math.ceil(jobs / per_card)))
+    return (
+        sku.id,
+        fit_row,
+        bool(existing),
+        spread,
+        (count_max, jobs) if split_ready else None,
+        (count_max, jobs, per_job_cards, sharded) if data_parallel else None,
+        (existing, count_max, jobs) if len(existing) == 3 else None,
+    )
+
+
+def _added(
+    sku: Sku,
+    fit_row: tuple[int, float, float],
+    plan: Plan,
+    kept_sku: Sku,
+    make: Callable[..., Option],
+) -> list[Option]:
+    """Cards of ``sku`` added beside the kept ones, for independent jobs (any card that
+    holds a job works beside them)."""
+    jobs, count_max, _, _, _, existing, _ = _params(plan)
+    kept, _, kept_fit = existing
+    assert isinstance(kept, int) and isinstance(kept_fit, tuple)
+    per_card_k, usable_k, basis_k = kept_fit
+    per_card, usable, basis = fit_row
+    room = count_max - kept
+    served_k = min(jobs, kept * per_card_k)
+    if jobs < 2 or served_k >= jobs or room < 1 or _one_job_over_cards(plan):
         return []
-    return sorted(options, key=rank_key(options, facts))
+    per_job = min(
+        per_job_gib(CardFit(usable_k, basis_k, per_card_k)),
+        per_job_gib(CardFit(usable, basis, per_card)),
+    )
+    most = min(room, math.ceil((jobs - kept * per_card_k) / per_card))
+    return [
+        make(
+            "two-independent-jobs",
+            sku,
+            cards,
+            per_job,
+            min(jobs, kept * per_card_k + cards * per_card),
+            kept=kept,
+            kept_sku=kept_sku,
+            action="add",
+        )
+        for cards in range(1, most + 1)
+    ]
+
+
+def _one_job_over_cards(plan: Plan) -> bool:
+    jobs, _, _, data_parallel, _, existing, _ = _params(plan)
+    kept = existing[0] if existing else 0
+    assert isinstance(kept, int)
+    return data_parallel and jobs == 1 and kept >= 2
+
+
+def kept_options(plan: Plan, kept_sku: Sku, make: Callable[..., Option] = Option) -> list[Option]:
+    """Keeping the host's cards (buying nothing), and adding cards of their model for
+    one job over cards (data-parallel or a split model)."""
+    jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
+    kept, _, kept_fit = existing
+    assert isinstance(kept, int) and isinstance(kept_fit, tuple)
+    per_card_k, usable_k, basis_k = kept_fit
+    per_job_k = per_job_gib(CardFit(usable_k, basis_k, per_card_k))
+    over_cards = _one_job_over_cards(plan)
+    shape: Shape = (
+        "single-larger-gpu"
+        if kept == 1
+        else ("multi-gpu-data-parallel" if over_cards else "two-independent-jobs")
+    )
+    options = [
+        make(
+            shape,
+            kept_sku,
+            0,
+            _dp_memory(usable_k, kept, sharded) if over_cards else per_job_k,
+            1 if over_cards else min(jobs, kept * per_card_k),
+            kept=kept,
+            kept_sku=kept_sku,
+            cards_per_job=kept if over_cards else 1,
+            action="keep",
+        )
+    ]
+    if data_parallel and jobs == 1:
+        for cards, per in _dp_counts(jobs, count_max, per_job_cards):
+            if cards > kept:
+                options.append(
+                    make(
+                        "multi-gpu-data-parallel",
+                        kept_sku,
+                        cards - kept,
+                        _dp_memory(usable_k, per, sharded),
+                        1,
+                        kept=kept,
+                        kept_sku=kept_sku,
+                        cards_per_job=per,
+                        action="add",
+                    )
+                )
+    if jobs == 1 and split_ready:
+        for split in range(max(2, kept + 1), min(count_max, MAX_SPLIT) + 1):
+            options.append(
+                make(
+                    "multi-gpu-model-parallel",
+                    kept_sku,
+                    split - kept,
+                    round(usable_k * (1 - SHARDING_OVERHEAD) * split, 3),
+                    1,
+                    kept=kept,
+                    kept_sku=kept_sku,
+                    cards_per_job=split,
+                    action="add",
+                )
+            )
+    return options
+
+
+class OptionMaker:
+    """Makes options, one object per distinct option: what a memo holds so that the same
+    option in blocks of different plans shares its facts, signatures and verdicts."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[object, ...], Option] = {}
+
+    def __call__(
+        self,
+        shape: Shape,
+        sku: Sku,
+        count: int,
+        vram_per_job_gib: float,
+        jobs_served: int,
+        *,
+        kept: int = 0,
+        kept_sku: Sku | None = None,
+        cards_per_job: int = 1,
+        action: Action = "new",
+    ) -> Option:
+        kept_id = kept_sku.id if kept_sku is not None else ""
+        key: tuple[object, ...] = (
+            shape,
+            sku.id,
+            count,
+            vram_per_job_gib,
+            jobs_served,
+            kept,
+            kept_id,
+            cards_per_job,
+            action,
+        )
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = Option(
+                shape,
+                sku,
+                count,
+                vram_per_job_gib,
+                jobs_served,
+                kept=kept,
+                kept_sku=kept_sku,
+                cards_per_job=cards_per_job,
+                action=action,
+            )
+        return found
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def clear(self) -> None:
+        self._made.clear()
+
+
+def options_of_plan(skus: tuple[Sku, ...], plan: Plan) -> list[Option]:
+    """The options a plan of :func:`option_plan` describes: each SKU's, then those that
+    keep the host's cards."""
+    kept_sku = kept_model(skus, plan)
+    options: list[Option] = []
+    for sku, row in zip(skus, plan[1], strict=True):
+        options += sku_options(sku, row, plan, kept_sku)
+    if kept_sku is not None:
+        options += kept_options(plan, kept_sku)
+    return options
+
+
+def generate_options(
+    skus: tuple[Sku, ...], facts: Mapping[str, Value], policy: Policy
+) -> list[Option]:
+    """Every option worth evaluating; constraints are judged later, by the rules."""
+    return options_of_plan(skus, option_plan(skus, facts, policy))

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gpuadvisor.engine.expr import Expression, ExpressionError, compile_expression
 from gpuadvisor.engine.factspec import FACTS_BY_NAME, schema_for
+from gpuadvisor.engine.policy import POLICY_FILE, Policy, bundled_policy, read_policy
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.inputs.cache import Document, bundled_documents
 from gpuadvisor.inputs.textio import load_document, locate_field
@@ -42,7 +43,7 @@ from gpuadvisor.vocabulary import (
     Shape,
 )
 
-RULES_VERSION = "2026.11.1"
+RULES_VERSION = "2026.12.1"
 
 
 _ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-\d{3}$")
@@ -118,10 +119,13 @@ class Rule:
     id: str = field(init=False)
     #: Decision-wide facts the ``require`` condition reads (not sku.* / option.*).
     require_reads: tuple[str, ...] = field(init=False)
-    #: Whether ``require`` reads an ``option.*`` fact (else it is judged once per SKU).
+    #: Whether ``require`` reads an ``option.*`` fact (else it is judged once per SKU and
+    #: per kept-or-bought, the one option fact such a rule may read).
     require_per_option: bool = field(init=False)
     #: Facts named by ``{placeholders}`` in the rationale and the action.
     placeholders: tuple[str, ...] = field(init=False)
+    #: The option.* and sku.* facts ``require`` reads (what it sees of one option).
+    require_local_names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", self.data.id)
@@ -129,10 +133,18 @@ class Rule:
         if self.require is not None:
             reads = tuple(n for n in self.require.names if FACTS_BY_NAME[n].scope == "global")
         object.__setattr__(self, "require_reads", reads)
+        # A require that reads of the option only whether the card judged is kept is
+        # judged once per card model and that flag, not once per option.
         per_option = self.require is not None and any(
-            n.startswith("option.") for n in self.require.names
+            n.startswith("option.") and n != CARD_IS_KEPT for n in self.require.names
         )
         object.__setattr__(self, "require_per_option", per_option)
+        local = () if self.require is None else self.require.names
+        object.__setattr__(
+            self,
+            "require_local_names",
+            tuple(n for n in local if n.startswith(("option.", "sku."))),
+        )
         texts = self.data.rationale + self.data.action
         object.__setattr__(self, "placeholders", tuple(dict.fromkeys(PLACEHOLDER.findall(texts))))
 
@@ -159,6 +171,8 @@ class RuleBase:
     rules: tuple[Rule, ...]
     version: str
     sources: tuple[str, ...]
+    #: The numbers the engine's arithmetic uses (``rules/_policy.toml`` and overlays').
+    policy: Policy = field(default_factory=bundled_policy)
 
     def get(self, rule_id: str) -> Rule:
         for rule in self.rules:
@@ -177,6 +191,9 @@ class RuleBase:
     def preferences(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if not r.is_constraint)
 
+
+#: The one option fact a card-level constraint may read (see :attr:`Rule.require_per_option`).
+CARD_IS_KEPT = "option.card_is_kept"
 
 #: Layers a ``require`` condition reads: (option facts, SKU facts, decision facts).
 OPTION_LAYER, SKU_LAYER, DECISION_LAYER = 0, 1, 2
@@ -317,6 +334,8 @@ def _rule_files(folder: Path, *, bundled: bool) -> list[tuple[Path, RuleKind | N
     files: list[tuple[Path, RuleKind | None]] = []
     for path in sorted(folder.rglob("*.toml")):
         parts = path.relative_to(folder).parts
+        if parts == (POLICY_FILE,):
+            continue  # the policy numbers, read by load_rules (engine.policy)
         if len(parts) == 2 and parts[0] in _KIND_OF_FOLDER:
             files.append((path, _KIND_OF_FOLDER[parts[0]]))
         elif len(parts) == 1 and not bundled:
@@ -352,12 +371,36 @@ def load_rules(overlays: Sequence[Path] = (), base: Path | None = None) -> RuleB
         for path, kind in _rule_files(folder, bundled=base is None and number == 0):
             rule = load_rule_file(path, read, kind)
             by_id[rule.id] = rule
+    base_policy, policy = _policy(
+        folders[0], documents.read if documents is not None else load_document
+    )
+    if overlays:
+        policy = read_policy(base_policy, tuple(overlays))
     if documents is not None:
         documents.flush()
     _check_aliases(by_id)
     rules = tuple(sorted(by_id.values(), key=lambda r: r.id))
     version = RULES_VERSION + ("+" + "+".join(p.name for p in overlays) if overlays else "")
-    return RuleBase(rules=rules, version=version, sources=tuple(str(f) for f in folders))
+    return RuleBase(
+        rules=rules,
+        version=version,
+        sources=tuple(str(f) for f in folders),
+        policy=policy,
+    )
+
+
+def _policy(
+    folder: Path, read: Callable[[Path], Document]
+) -> tuple[tuple[dict[str, object], str, str], Policy]:
+    """The base folder's policy file (its data, for overlays to merge into) and the
+    policy; a base folder without one (a test's own rules) uses the bundled policy."""
+    path = folder / POLICY_FILE
+    if not path.is_file():
+        path = data_dir("rules") / POLICY_FILE
+        read = load_document
+    data, text = read(path)
+    base = (dict(data), text, str(path))
+    return base, read_policy(base)
 
 
 def _check_aliases(by_id: Mapping[str, Rule]) -> None:

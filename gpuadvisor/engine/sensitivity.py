@@ -1,15 +1,20 @@
-"""What would change the answer: re-run the engine over candidate values of each input.
+"""What would change the answer: re-run the engine over candidate values of each input,
+and pin the boundary exactly.
 
-Nothing here is written by hand per rule: for each input that can matter, candidate
-values are generated (catalog memory sizes, option prices, neighbouring counts, the other
-choices of an enum, the opposite of a yes/no), the core engine is re-run with that one
-fact changed, and the nearest value that changes the shape, class or top pick is
-reported, in each direction. What comes back is plain data (:class:`Flip`); the
-decision phrases it.
+Nothing here is written by hand per rule. For each numeric input that can matter,
+candidate values are generated in each direction (catalog memory sizes, option prices and
+power draws, neighbouring counts, fixed grids), the engine is re-run with that one fact
+changed, and once a candidate changes the shape, class or top pick, the boundary between
+it and the last value that did not is found by bisection on the input's own step
+(:data:`STEP`: 0.1 GiB, $1, 1 W, one card...). So the reported value changes the answer
+and the value one step nearer the current one does not (``tests/test_sensitivity.py``
+checks both sides for every bundled example). Choices and yes/no inputs are tried at
+each other value. What comes back is plain data (:class:`Flip`); the decision phrases it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Literal, NamedTuple
 
@@ -17,6 +22,7 @@ from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import FACTS_BY_NAME
 from gpuadvisor.engine.options import generate_options
+from gpuadvisor.engine.policy import Policy
 from gpuadvisor.inputs.catalog import Catalog
 
 #: Inputs scanned, in the order reported.
@@ -30,6 +36,9 @@ NUMERIC_INPUTS = (
     "platform.gpu_count_max",
     "platform.psu_headroom_w",
     "platform.max_gpu_slot_width",
+    "platform.gpu_slots_total",
+    "platform.circuit_w",
+    "workload.gpus_per_job",
 )
 CHOICE_INPUTS = (
     "workload.objective",
@@ -44,16 +53,52 @@ CHOICE_INPUTS = (
     "workload.interactive",
     "workload.frame_pacing_critical",
     "platform.airflow",
+    "platform.power_limit_ok",
+    "workload.sharded_data_parallel",
 )
+
+#: The step each numeric input is searched on: a reported boundary is exact to it.
+STEP: dict[str, float] = {
+    "workload.vram_need_gib": 0.1,
+    "workload.concurrent_jobs": 1,
+    "budget.max_usd": 1,
+    "workload.latency_slo_ms": 1,
+    "requirements.downtime_cost_per_hour_usd": 1,
+    "requirements.lifecycle_years": 0.1,
+    "platform.gpu_count_max": 1,
+    "platform.psu_headroom_w": 1,
+    "platform.max_gpu_slot_width": 1,
+    "platform.gpu_slots_total": 1,
+    "platform.circuit_w": 1,
+    "workload.gpus_per_job": 1,
+}
+
+#: The values each input may take (the profile's own bounds).
+BOUNDS: dict[str, tuple[float, float]] = {
+    "workload.vram_need_gib": (0.1, 4096),
+    "workload.concurrent_jobs": (1, 1024),
+    "budget.max_usd": (1, 1e9),
+    "workload.latency_slo_ms": (1, 3_600_000),
+    "requirements.downtime_cost_per_hour_usd": (0, 1e9),
+    "requirements.lifecycle_years": (0.1, 20),
+    "platform.gpu_count_max": (1, 16),
+    "platform.psu_headroom_w": (0, 100_000),
+    "platform.max_gpu_slot_width": (1, 5),
+    "platform.gpu_slots_total": (1, 80),
+    "platform.circuit_w": (1, 100_000),
+    "workload.gpus_per_job": (1, 16),
+}
 
 _FIXED_GRIDS: dict[str, tuple[float, ...]] = {
     "workload.latency_slo_ms": (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000),
     "requirements.downtime_cost_per_hour_usd": (0, 50, 100, 250, 500, 1000, 2500, 5000, 10000),
     "requirements.lifecycle_years": (1, 2, 3, 4, 5, 6, 7, 8, 10),
-    "platform.gpu_count_max": (1, 2, 3, 4, 6, 8),
-    "platform.psu_headroom_w": (150, 250, 300, 350, 450, 600, 800, 1000, 1200, 1600, 2000, 3000),
-    "platform.max_gpu_slot_width": (1, 2, 3, 4),
-    "workload.concurrent_jobs": (1, 2, 3, 4, 6, 8, 12, 16),
+    "platform.gpu_count_max": (1, 2, 3, 4, 6, 8, 12, 16),
+    "platform.max_gpu_slot_width": (1, 2, 3, 4, 5),
+    "platform.gpu_slots_total": tuple(range(1, 33)),
+    "platform.circuit_w": (900, 1200, 1440, 1800, 2400, 3000, 3600, 4800, 7200),
+    "workload.gpus_per_job": (1, 2, 3, 4, 6, 8, 12, 16),
+    "workload.concurrent_jobs": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256),
 }
 
 MAX_TRIALS_PER_DIRECTION = 24
@@ -63,7 +108,15 @@ INTEGER_INPUTS = (
     "workload.concurrent_jobs",
     "platform.gpu_count_max",
     "platform.max_gpu_slot_width",
+    "platform.gpu_slots_total",
+    "workload.gpus_per_job",
 )
+
+#: Inputs that mean something only for software that spreads one job over cards.
+PARALLEL_ONLY = ("workload.gpus_per_job",)
+
+#: Inputs 0 means "not stated" for: scanned only when stated.
+UNSTATED_AT_ZERO = ("platform.gpu_slots_total", "platform.circuit_w")
 
 #: Inputs the options or their ranking read directly (see gpuadvisor.engine.options).
 OPTION_INPUTS = (
@@ -71,31 +124,41 @@ OPTION_INPUTS = (
     "workload.concurrent_jobs",
     "workload.kind",
     "workload.objective",
+    "workload.gpus_per_job",
+    "workload.sharded_data_parallel",
+    "workload.sync_heavy",
     "platform.gpu_count_max",
+    "platform.power_limit_ok",
     "requirements.lifecycle_years",
     "requirements.vgpu",
     "requirements.certified_drivers",
+    "requirements.ecc",
+    "requirements.silent_corruption_unacceptable",
     "budget.electricity_usd_per_kwh",
 )
 
 
 def _grid(
-    name: str, current: float, catalog: Catalog, facts: Mapping[str, Value]
+    name: str, current: float, catalog: Catalog, facts: Mapping[str, Value], policy: Policy
 ) -> tuple[list[float], list[float]]:
     """Candidate values above (ascending) and below (descending) the current one."""
     if name == "workload.vram_need_gib":
-        sizes = sorted({sku.vram_gib for sku in catalog.skus})
-        up = sorted({s + 0.5 for s in sizes if s + 0.5 > current})
-        down = sorted({s for s in sizes if s < current}, reverse=True)
+        sizes = {sku.vram_gib for sku in catalog.skus}
+        values = sizes | {s + 0.5 for s in sizes} | {s * 0.9 for s in sizes}
     elif name == "budget.max_usd":
-        options = generate_options(catalog.skus, facts)
-        totals = sorted({t for o in options if (t := o.total_price_usd) is not None})
-        up = [t for t in totals if t > current]
-        down = sorted({t - 1 for t in totals if t - 1 < current and t > 1}, reverse=True)
+        options = generate_options(catalog.skus, facts, policy)
+        # Options on quote have no total: no price step to find.
+        totals = {t for o in options if (t := o.total_price_usd) is not None}
+        values = totals | {t - 1 for t in totals if t > 1}
+    elif name == "platform.psu_headroom_w":
+        powers = {o.total_power_w for o in generate_options(catalog.skus, facts, policy)}
+        keep = 1 - policy.power.transient_margin
+        values = {p / keep for p in powers} | {0.8 * p / keep for p in powers}
     else:
-        grid = _FIXED_GRIDS[name]
-        up = [v for v in grid if v > current]
-        down = [v for v in reversed(grid) if v < current]
+        values = set(_FIXED_GRIDS[name])
+    low, high = BOUNDS[name]
+    up = sorted(v for v in values if current < v <= high)
+    down = sorted((v for v in values if low <= v < current), reverse=True)
     return _thin(up), _thin(down)
 
 
@@ -126,23 +189,62 @@ class Flip(NamedTuple):
     outcome: Outcome
 
 
+def step_value(name: str, current: float, direction: int, steps: int) -> float | int:
+    """The value ``steps`` steps of :data:`STEP` from ``current`` (up: +1, down: -1)."""
+    value = round(current + direction * steps * STEP[name], 6)
+    return round(value) if name in INTEGER_INPUTS else value
+
+
+def neighbour(flip: Flip) -> float | int:
+    """The value one step nearer the current one than a numeric flip: the answer there
+    is today's (the other side of the boundary)."""
+    assert isinstance(flip.flips_at, (int, float)) and isinstance(flip.current, (int, float))
+    direction = 1 if flip.direction == "up" else -1
+    value = round(float(flip.flips_at) - direction * STEP[flip.input], 6)
+    return round(value) if flip.input in INTEGER_INPUTS else value
+
+
 def scan(engine: Engine, core: Core) -> list[Flip]:
     """Each input that can matter, re-run up and down (or to its other choices)."""
     base_facts = dict(core.facts)
     base = core.outcome()
     catalog = engine.catalog
+    policy = engine.rules.policy
     results: list[Flip] = []
 
-    def record_first_flip(
-        name: str, direction: Literal["up", "down", "change"], values: Iterable[Value]
+    def outcome_at(name: str, value: Value) -> Outcome:
+        return engine.outcome({**base_facts, name: value})
+
+    def numeric(
+        name: str, current: float, direction: Literal["up", "down"], grid: list[float]
     ) -> None:
-        """Re-run with each value in turn; record the first that changes the outcome."""
-        for value in values:
-            if value is None:
+        sign = 1 if direction == "up" else -1
+        last = 0  # steps from current of the last value known to give today's answer
+        for candidate in grid:
+            steps = max(last + 1, math.ceil(abs(candidate - current) / STEP[name] - 1e-9))
+            trial = outcome_at(name, step_value(name, current, sign, steps))
+            if trial.key() == base:
+                last = steps
                 continue
-            trial = engine.outcome({**base_facts, name: value})
+            # Today's answer at `last`, another at `steps`: bisect to adjacent steps.
+            low, high = last, steps
+            while high - low > 1:
+                middle = (low + high) // 2
+                found = outcome_at(name, step_value(name, current, sign, middle))
+                if found.key() == base:
+                    low = middle
+                else:
+                    high, trial = middle, found
+            value = step_value(name, current, sign, high)
+            results.append(Flip(name, base_facts.get(name), value, direction, trial))
+            return
+
+    def record_first_flip(name: str, values: Iterable[Value]) -> None:
+        for value in values:
+            trial = outcome_at(name, value)
             if trial.key() != base:
-                results.append(Flip(name, base_facts.get(name), value, direction, trial))
+                assert isinstance(value, (bool, int, float, str))
+                results.append(Flip(name, base_facts.get(name), value, "change", trial))
                 return
 
     # An input no rule reads and the options do not depend on cannot change the answer.
@@ -152,23 +254,42 @@ def scan(engine: Engine, core: Core) -> list[Flip]:
         for n in (*r.when.names, *(r.require.names if r.require else ()))
     }
     read |= set(OPTION_INPUTS)
+    read = _with_sources(read)
     for name in NUMERIC_INPUTS:
         if name not in read:
             continue
         current = base_facts.get(name)
         if current is None or isinstance(current, (bool, str)):
             continue
-        up, down = _grid(name, float(current), catalog, base_facts)
-        directions: tuple[tuple[Literal["up", "down"], list[float]], ...] = (
-            ("up", up),
-            ("down", down),
-        )
-        for direction, values in directions:
-            record_first_flip(
-                name, direction, [int(v) if name in INTEGER_INPUTS else float(v) for v in values]
-            )
+        if name in UNSTATED_AT_ZERO and not current:
+            continue
+        if name in PARALLEL_ONLY and base_facts.get("workload.parallelism") == "none":
+            continue
+        up, down = _grid(name, float(current), catalog, base_facts, policy)
+        numeric(name, float(current), "up", up)
+        numeric(name, float(current), "down", down)
     for name in CHOICE_INPUTS:
         if name in read:
-            for value in _choices(name, base_facts.get(name)):
-                record_first_flip(name, "change", [value])
+            record_first_flip(name, _choices(name, base_facts.get(name)))
     return results
+
+
+#: Derived facts and the inputs they come from (engine.facts.derive_facts): a rule that
+#: reads a derived fact reads these.
+_DERIVED_FROM: dict[str, tuple[str, ...]] = {
+    "workload.vram_need_with_headroom_gib": ("workload.vram_need_gib",),
+    "platform.gpu_slots_available": (
+        "platform.gpu_slots_total",
+        "platform.gpu_count_max",
+        "platform.max_gpu_slot_width",
+    ),
+    "platform.gpu_power_budget_w": ("platform.psu_headroom_w",),
+    "platform.circuit_gpu_budget_w": ("platform.circuit_w",),
+}
+
+
+def _with_sources(read: set[str]) -> set[str]:
+    for derived, sources in _DERIVED_FROM.items():
+        if derived in read:
+            read |= set(sources)
+    return read

@@ -147,7 +147,14 @@ class Sku(BaseModel):
         default_factory=dict,
         description="Field -> why its value rests on one weak source (named in reports).",
     )
-    usable_vram_mib: float | None = None
+    usable_vram_mib: float | None = Field(
+        None,
+        gt=0,
+        le=1_048_576,
+        description="Memory one process can allocate, MiB, as a real capture of this model "
+        "shows it (nvidia-smi FB Memory Usage: Total minus Reserved) in the model's default "
+        "ECC state; cite the capture.",
+    )
 
     @field_validator("id")
     @classmethod

@@ -110,6 +110,15 @@ def lint_catalog(catalog: Catalog, *, today: dt.date | None = None) -> list[str]
                     f"{sku.id}: {name} = {value:g} is outside the plausible {low:g}-{high:g}: "
                     "check units"
                 )
+        if sku.usable_vram_mib is not None:
+            if "usable_vram_mib" not in sku.cite:
+                problems.append(f"{sku.id}: usable_vram_mib cites no capture")
+            label_mib = sku.vram_gib * 1024
+            if not 0.85 * label_mib <= sku.usable_vram_mib <= label_mib:
+                problems.append(
+                    f"{sku.id}: usable_vram_mib = {sku.usable_vram_mib:g} is not within 85-100% "
+                    f"of the {label_mib:g} MiB on the card: check units"
+                )
         if sku.fp16_tensor_tflops < sku.fp32_tflops * 0.5:
             problems.append(f"{sku.id}: fp16 tensor TFLOPS below half of FP32: check units")
         if sku.segment == "datacenter" and sku.cooling != "passive" and sku.display_outputs:

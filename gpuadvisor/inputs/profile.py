@@ -94,6 +94,18 @@ class Workload(_Section):
     )
     io_pattern: IoPattern = Field("local-nvme", description="Where the input data is read from.")
     small_files: bool = Field(False, description="The dataset is many small files.")
+    # CONTRACT §6: one job over several cards.
+    gpus_per_job: int = Field(
+        1,
+        ge=1,
+        le=16,
+        description="Cards ONE job spans today or is meant to span (data- or model-parallel).",
+    )
+    sharded_data_parallel: bool = Field(
+        False,
+        description="The data-parallel job shards parameters, gradients and optimizer state "
+        "over its cards (FSDP, ZeRO-3), so a card holds its share instead of a full replica.",
+    )
     model: Model | None = Field(
         None,
         description="The model one job runs; vram_need_gib is derived from it when not stated.",
@@ -171,6 +183,28 @@ class Platform(_Section):
     cpu_sockets: int = Field(1, ge=1, le=8, description="CPU sockets in the host.")
     pcie_gen: int = Field(4, ge=1, le=6, description="PCIe generation of the GPU slots.")
     nvlink_possible: bool = Field(False, description="The chassis can take an NVLink bridge.")
+    # CONTRACT §6: physical fit as sums over the cards.
+    gpu_slots_total: int = Field(
+        0,
+        ge=0,
+        le=80,
+        description="Expansion-slot positions the GPUs may occupy, summed over all cards. "
+        "0 = the usual spacing: gpu_count_max x max_gpu_slot_width, but 2 per card "
+        "(double-slot spacing, air between the cards) for 3 or more cards in a tower or "
+        "workstation.",
+    )
+    circuit_w: float = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="The wall circuit's rating in W (a 15 A / 120 V circuit is 1800); "
+        "0 = not stated.",
+    )
+    power_limit_ok: bool = Field(
+        False,
+        description="The owner accepts power-limiting the cards (nvidia-smi -pl) to fit the "
+        "power supply, the circuit or the heat.",
+    )
 
 
 class Team(_Section):

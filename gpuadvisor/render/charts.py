@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from gpuadvisor.decision.model import Decision
+from gpuadvisor.decision.model import Decision, Pick
+from gpuadvisor.render.purchase import Column
 from gpuadvisor.render.textwidth import fit_lines
-from gpuadvisor.render.view import Column, SeriesStats, option_label
+from gpuadvisor.render.view import SeriesStats, option_label
 from gpuadvisor.vocabulary import format_value
 
 WIDTH = 720
@@ -48,6 +49,14 @@ def card_label(count: int, name: str) -> str:
     card shares, so what tells cards apart (model number, edition) stays in view."""
     short = name[len(VENDOR) :] if name.startswith(VENDOR) and len(name) > len(VENDOR) else name
     return f"{count} × {short}"
+
+
+def pick_label(pick: Pick) -> str:
+    """:func:`card_label` of what a pick runs on: the cards bought and those kept."""
+    if pick.kept_count and not pick.count:
+        return "keep " + card_label(pick.kept_count, pick.kept_name)
+    label = card_label(pick.count, pick.name)
+    return f"{label} + {pick.kept_count} kept" if pick.kept_count else label
 
 
 class Line(NamedTuple):
@@ -280,9 +289,7 @@ def memory_chart(columns: Sequence[Column], need_gib: float | None) -> BarChart 
         role = column.role if column.chosen else f"{column.role}: {column.short_option}"
         rows.append(
             _Row(
-                label=_label_lines(
-                    role, card_label(column.pick.count, column.pick.name), bold=column.chosen
-                ),
+                label=_label_lines(role, pick_label(column.pick), bold=column.chosen),
                 note=[f"{format_value(memory)} GiB"],
                 status=status,
                 value=memory,

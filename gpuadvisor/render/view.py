@@ -26,6 +26,7 @@ from gpuadvisor.render.provenance import (
     prices_used,
     shortener,
 )
+from gpuadvisor.render.purchase import Column, Row, buy_text, fit_rows, purchase_lines
 from gpuadvisor.render.sections import (
     ConflictRow,
     SizingView,
@@ -41,6 +42,7 @@ SHAPE_LABELS: dict[str, str] = {
     "single-larger-gpu": "one larger GPU",
     "two-independent-jobs": "several GPUs, independent jobs",
     "multi-gpu-model-parallel": "several GPUs, model split",
+    "multi-gpu-data-parallel": "several GPUs, one data-parallel job",
 }
 
 
@@ -48,6 +50,7 @@ SHAPE_SHORT: dict[str, str] = {
     "single-larger-gpu": "one larger GPU",
     "two-independent-jobs": "independent jobs",
     "multi-gpu-model-parallel": "model split",
+    "multi-gpu-data-parallel": "data-parallel job",
 }
 
 
@@ -144,30 +147,6 @@ def select_runbook(runbook: Runbook, decision: Decision) -> tuple[RunbookEntry, 
 # -- the comparison table ------------------------------------------------------------
 
 
-class Column(NamedTuple):
-    """One purchase in the comparison: a pick, or the best option of a rejected kind."""
-
-    role: str
-    option: str
-    pick: Pick
-    chosen: bool
-    short_option: str = ""
-    """The kind in the charts' short words (``model split · professional``)."""
-
-    @property
-    def card(self) -> str:
-        return f"{self.pick.count} × {self.pick.name}"
-
-    @property
-    def job_memory_gib(self) -> float:
-        return self.pick.vram_per_job_gib or self.pick.vram_gib
-
-
-class Row(NamedTuple):
-    label: str
-    cells: tuple[str, ...]
-
-
 def _yes(value: bool) -> str:
     return "yes" if value else "no"
 
@@ -204,7 +183,6 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
     return (
         row("Kind", (c.option for c in columns)),
         row("Memory per card", (f"{format_value(p.vram_gib)} GiB" for p in picks)),
-        row("Memory for one job", (f"{format_value(c.job_memory_gib)} GiB" for c in columns)),
         row("Bandwidth per card", (f"{format_value(p.memory_bandwidth_gbs)} GB/s" for p in picks)),
         *speed_rows(picks),
         row("ECC", (_yes(p.ecc) for p in picks)),
@@ -365,6 +343,10 @@ class ReportView(NamedTuple):
     gpus: tuple[GpuView, ...]
     runbook: tuple[RunbookEntry, ...]
     chosen_option: str
+    purchase: tuple[str, ...] = ()
+    """Capacity, memory, fit, the cards in the host, the cheapest option (CONTRACT §6)."""
+    buy: str = ""
+    """What is bought, in a few words."""
     prices: tuple[PriceUsed, ...] = ()
     """The picks' unit prices, their kind, date and age at the report date."""
     evidence: tuple[EvidenceFile, ...] = ()
@@ -395,11 +377,14 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         requirements=tuple(f for f in decision.findings if f.kind == "constraint"),
         excluded=tuple(a for a in decision.alternatives if a.best is None),
         columns=columns,
-        rows=comparison_rows(columns, decision.lifecycle_years),
+        rows=comparison_rows(columns, decision.lifecycle_years)
+        + fit_rows(columns, decision.vram_need_gib),
         flips=tuple(describe_flip(s) for s in decision.sensitivity),
         gpus=tuple(gpu_view(g) for g in decision.gpus),
         runbook=select_runbook(runbook, decision),
         chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
+        purchase=purchase_lines(decision),
+        buy=buy_text(decision),
         prices=prices_used(decision),
         evidence=tuple(EvidenceFile(short(e.file), e) for e in decision.inputs.evidence),
         short=short,

@@ -16,7 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gpuadvisor.engine.factspec import HOST_FACTS
-from gpuadvisor.engine.hostfacts import _gpu, _host  # noqa: F401  (they register the facts)
+from gpuadvisor.engine.hostfacts import (  # noqa: F401  (they register the facts)
+    _existing,
+    _gpu,
+    _host,
+)
 from gpuadvisor.engine.hostfacts._common import REGISTRY, FactValue
 from gpuadvisor.errors import InternalError
 from gpuadvisor.host.schema import HostSnapshot

@@ -1,0 +1,401 @@
+"""The purchase in words: each pick and why it ranks where it does, the headline, the
+capacity, the cards already in the host, and the cheapest option that would do.
+
+Every sentence here is made from the numbers it states: a pick's "why" lists the very
+terms it was ranked by (:class:`gpuadvisor.engine.ranking.RankTerms`), so it cannot
+claim what the ranking did not weigh.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from gpuadvisor.decision.market import market_fields
+from gpuadvisor.decision.model import Capacity, EnoughCard, ExistingCards, MeasuredGpu, Pick
+from gpuadvisor.engine.capacity import number
+from gpuadvisor.engine.core import Core
+from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.policy import Link, Policy
+from gpuadvisor.engine.ranking import LATENCY_BAND, RankTerms, performance, rank_terms
+from gpuadvisor.vocabulary import format_value
+
+if TYPE_CHECKING:
+    from gpuadvisor.sizing.estimate import MemoryEstimate
+
+LINK_WORDS: dict[Link, str] = {
+    "nvlink": "an NVLink bridge",
+    "pcie-p2p": "PCIe peer-to-peer",
+    "pcie-host": "host memory (no peer-to-peer between these cards)",
+    "cross-socket": "the link between CPU sockets",
+}
+
+
+PICKS_SHOWN = 3
+
+
+def shown_options(ranked: tuple[Option, ...]) -> list[tuple[int, Option]]:
+    """The picks shown, with their rank: the first :data:`PICKS_SHOWN`, and the best
+    option on quote when none of those is (an unpriced card stays a candidate)."""
+    shown = list(enumerate(ranked[:PICKS_SHOWN], start=1))
+    if all(option.sku.priced for _, option in shown):
+        for rank, option in enumerate(ranked[PICKS_SHOWN:], start=PICKS_SHOWN + 1):
+            if not option.sku.priced:
+                shown.append((rank, option))
+                break
+    return shown
+
+
+def units(facts: Mapping[str, Value]) -> tuple[str, str]:
+    """What a concurrent job is called for this work (singular, plural)."""
+    return ("user", "users") if facts.get("workload.kind") == "vdi" else ("job", "jobs")
+
+
+def counted(number: int, facts: Mapping[str, Value]) -> str:
+    one, many = units(facts)
+    return f"{number:,} {one if number == 1 else many}"
+
+
+def ranking_text(objective: str) -> str:
+    """How picks of one shape and class are ordered (engine.ranking.rank_key)."""
+    first = "most wanted jobs served, then cards already in the host before new ones"
+    if objective == "throughput":
+        return f"{first}, then most throughput per lifecycle dollar"
+    if objective == "latency":
+        return (
+            f"{first}, then the cheapest lifecycle cost among cards whose memory bandwidth "
+            f"is within {1 - LATENCY_BAND:.0%} of the fastest of the kind"
+        )
+    return f"{first}, then lowest lifecycle cost"
+
+
+def _gib(value: float) -> str:
+    return format_value(round(value, 2))
+
+
+class PickContext:
+    """What phrasing the picks of one group needs, read once."""
+
+    def __init__(
+        self,
+        facts: Mapping[str, Value],
+        policy: Policy,
+        group: list[Option],
+        sizing: MemoryEstimate | None = None,
+        as_of: dt.date | None = None,
+    ) -> None:
+        self.facts = facts
+        self.sizing = sizing
+        self.as_of = as_of
+        self.policy = policy
+        self.terms: Callable[[Option], RankTerms] = rank_terms(group, facts, policy)
+        self.costs = CostTerms(facts)
+        self.need = number(facts, "workload.vram_need_gib")
+        self.wanted = int(number(facts, "workload.concurrent_jobs"))
+        self.objective = str(facts["workload.objective"])
+
+
+def _why(option: Option, rank: int, t: RankTerms, ctx: PickContext) -> str:
+    facts = ctx.facts
+    parts = [f"#{rank}: serves {t.jobs_served} of {counted(ctx.wanted, facts)}"]
+    if t.buys_nothing:
+        parts[0] += " with the cards already in the host (nothing to buy)"
+    if ctx.objective == "throughput":
+        if t.lifecycle_usd is None:
+            parts.append("price on quote: ranked after the priced cards of its tier")
+        else:
+            per_k = 1000 * t.throughput / t.lifecycle_usd if t.lifecycle_usd > 0 else 0.0
+            parts.append(f"{format_value(round(per_k, 2))} TFLOPS per $1,000 of lifecycle cost")
+    elif ctx.objective == "latency":
+        where = "within" if t.in_band else "outside"
+        parts.append(
+            f"{format_value(t.bandwidth_gbs)} GB/s memory bandwidth, {where} "
+            f"{1 - LATENCY_BAND:.0%} of the fastest of this kind "
+            f"({format_value(t.fastest_gbs)} GB/s)"
+        )
+    usable = option.vram_per_job_gib
+    if ctx.policy.counts_label(str(facts["workload.kind"])):
+        parts.append(
+            f"a {_gib(usable)} GiB vGPU profile per {units(facts)[0]} for a need of "
+            f"{_gib(ctx.need)} GiB (the board's {format_value(option.sku.vram_gib)} GiB "
+            "divided into profiles)"
+        )
+        usable = -1.0
+    spread = ""
+    if option.shape == "multi-gpu-model-parallel" or (
+        option.shape == "multi-gpu-data-parallel" and facts.get("workload.sharded_data_parallel")
+    ):
+        spread = f" pooled over {option.cards_per_job} cards"
+    if usable >= 0:
+        parts.append(
+            f"{_gib(usable)} GiB usable per job{spread} for a need of {_gib(ctx.need)} GiB "
+            f"({_gib(usable - ctx.need)} GiB headroom)"
+        )
+    if t.link is not None and t.scaling_kept is not None:
+        parts.append(
+            f"one job over {option.cards_per_job} cards keeps about {t.scaling_kept:.0%} of "
+            f"ideal scaling through {LINK_WORDS[t.link]}"
+        )
+    if t.power_cut > 0:
+        limit = math.floor(option.sku.tdp_w * (1 - t.power_cut))
+        loss = 100 * ctx.policy.power.speed_loss_per_power_cut * t.power_cut
+        parts.append(
+            f"power-limited to {limit:,} W per card ({t.power_cut:.0%} below board power, "
+            f"about {format_value(round(loss, 1))}% slower)"
+        )
+    parts.append(_cost_words(option, t, ctx))
+    return "; ".join(parts) + "."
+
+
+def _cost_words(option: Option, t: RankTerms, ctx: PickContext) -> str:
+    """``$X over N years with electricity and vWS licences``, or what is not priced."""
+    facts = ctx.facts
+    years = format_value(facts["requirements.lifecycle_years"])
+    licence = vgpu_licence(facts)
+    licences = ""
+    if licence is not None:
+        licences = (
+            f" and {licence[0]} licences"
+            if vgpu_licence_priced(facts)
+            else f"; {licence[0]} licences (priced per GPU) not included: no public price"
+        )
+    if t.lifecycle_usd is None:
+        running = ctx.costs.energy_usd(option) + ctx.costs.licence_usd(option)
+        return (
+            f"price on quote (budget not checked); ${running:,.0f} over {years} years for "
+            f"electricity{licences}"
+        )
+    return f"${t.lifecycle_usd:,.0f} over {years} years with electricity{licences}"
+
+
+def make_pick(option: Option, rank: int, ctx: PickContext) -> Pick:
+    """One option as a pick, its why made from the terms it was ranked by."""
+    sku = option.sku
+    t = ctx.terms(option)
+    energy = ctx.costs.energy_usd(option)
+    licence = ctx.costs.licence_usd(option)
+    total = option.total_price_usd
+    limit = math.floor(sku.tdp_w * (1 - t.power_cut)) if t.power_cut > 0 else None
+    loss = ctx.policy.power.speed_loss_per_power_cut * t.power_cut * 100
+    why = _why(option, rank, t, ctx)
+    speed = None
+    if ctx.sizing is not None:
+        from gpuadvisor.decision.sizing import option_speed, speed_sentence
+
+        speed = option_speed(ctx.sizing, option, ctx.facts)
+        why += speed_sentence(speed, ctx.facts) if speed is not None else ""
+    return Pick(
+        sku=sku.id,
+        name=sku.name,
+        count=option.count,
+        jobs_served=option.jobs_served,
+        price_usd=sku.price_usd,
+        total_price_usd=total,
+        energy_cost_usd=round(energy, 2),
+        licence_cost_usd=round(licence, 2),
+        lifecycle_cost_usd=None if total is None else round(total + energy + licence, 2),
+        price_kind=sku.price_kind,
+        **market_fields(sku, ctx.as_of),
+        why=why,
+        segment=sku.segment,
+        vram_gib=sku.vram_gib,
+        memory_bandwidth_gbs=sku.memory_bandwidth_gbs,
+        ecc=sku.ecc,
+        frame_lock=sku.frame_lock,
+        vgpu=sku.vgpu,
+        cooling=sku.cooling,
+        slot_width=sku.slot_width,
+        tdp_w=sku.tdp_w,
+        vram_per_job_gib=option.vram_per_job_gib,
+        usable_vram_gib=option.vram_per_job_gib,
+        headroom_gib=round(option.vram_per_job_gib - ctx.need, 3),
+        slots_total=option.total_slots,
+        action=option.action,
+        kept_count=option.kept,
+        kept_name=option.kept_sku.name if option.kept_sku else "",
+        cards_total=option.cards,
+        jobs_wanted=ctx.wanted,
+        board_power_w=option.total_power_w,
+        power_limit_w=float(limit) if limit is not None else None,
+        speed_cost_pct=round(loss, 1) if limit is not None else None,
+        memory_basis=(
+            "vgpu-profile" if ctx.policy.counts_label(str(ctx.facts["workload.kind"])) else "usable"
+        ),
+        speed=speed,
+    )
+
+
+def shape_phrase(option: Option, facts: Mapping[str, Value]) -> str:
+    """The purchase in a few words (what is bought, how it is used)."""
+    name = option.sku.name
+    one, _ = units(facts)
+    if option.shape == "single-larger-gpu":
+        text = f"one {name}"
+        if option.jobs_served > 1:
+            text += f", {counted(option.jobs_served, facts)} sharing it"
+    elif option.shape == "two-independent-jobs":
+        cards = option.cards
+        if option.jobs_served > cards:
+            text = f"{option.count} × {name}, {counted(option.jobs_served, facts)} spread over "
+            text += "the cards"
+        else:
+            text = f"{option.count} × {name}, one {one} per card"
+    elif option.shape == "multi-gpu-model-parallel":
+        text = f"{option.count} × {name} with the model split across {option.cards_per_job}"
+    else:
+        jobs = option.cards // max(option.cards_per_job, 1)
+        text = f"{option.count} × {name} for one data-parallel job over {option.cards_per_job}"
+        if jobs > 1:
+            text = (
+                f"{option.count} × {name} for {jobs} data-parallel jobs of "
+                f"{option.cards_per_job} cards"
+            )
+    if option.kept_sku is not None and option.count:
+        text += f", beside the {option.kept} × {option.kept_sku.name} already in the host"
+    return text
+
+
+def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | None:
+    if top is None:
+        return None
+    wanted = int(number(facts, "workload.concurrent_jobs"))
+    served = top.jobs_served
+    hosts = math.ceil(wanted / served) if served else 0
+    cards = top.cards
+    verb = "serves" if cards == 1 else "serve"
+    summary = f"{cards} card{'s' if cards != 1 else ''} {verb} {served} of {counted(wanted, facts)}"
+    if served < wanted:
+        summary += f"; {hosts} hosts like this serve all {wanted:,}"
+    _, many = units(facts)
+    return Capacity(
+        jobs_wanted=wanted,
+        jobs_served=served,
+        cards=cards,
+        hosts_needed=hosts,
+        shortfall=served < wanted,
+        unit=many,
+        summary=summary + ".",
+    )
+
+
+def existing_of(gpus: Sequence[MeasuredGpu], core: Core) -> tuple[ExistingCards, ...]:
+    """The evidence's cards grouped by model, each marked kept or not."""
+    counts: dict[str, int] = {}
+    for gpu in gpus:
+        counts[gpu.name] = counts.get(gpu.name, 0) + 1
+    facts = core.facts
+    total = facts.get("host.gpu_count")
+    if not counts and isinstance(total, (int, float)) and total >= 1:
+        counts[""] = int(total)
+    top = core.top
+    kept = top is not None and top.kept > 0
+    sku = facts.get("host.gpu_catalog_sku")
+    return tuple(
+        ExistingCards(
+            name=name or "GPU (model not reported)",
+            count=count,
+            kept=kept,
+            sku=str(sku) if sku is not None and len(counts) == 1 else None,
+        )
+        for name, count in counts.items()
+    )
+
+
+def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard | None:
+    """The cheapest option that meets every requirement and serves as many jobs as the
+    recommendation, and what the recommendation buys over it."""
+    top = core.top
+    if top is None or top_pick is None:
+        return None
+    eliminated = 0
+    for verdict in core.verdicts:
+        eliminated |= verdict.mask
+    alive = core.options.full & ~eliminated
+    options = core.options.options
+    candidates = [
+        o for i, o in enumerate(options) if alive >> i & 1 and o.jobs_served >= top.jobs_served
+    ]
+    costs = ctx.costs
+    cheapest = min(
+        candidates,
+        key=lambda o: (
+            _unpriced_last(o.total_price_usd),
+            _unpriced_last(costs.lifecycle_usd(o)),
+            o.cards,
+            o.sku.id,
+            o.key,
+        ),
+    )
+    pick = make_pick(
+        cheapest, 1, PickContext(ctx.facts, ctx.policy, [cheapest], ctx.sizing, ctx.as_of)
+    )
+    pick = pick.model_copy(update={"why": pick.why.replace("#1: ", "", 1)})
+    facts = ctx.facts
+    phrase = "buying nothing" if cheapest.count == 0 else shape_phrase(cheapest, facts)
+    if cheapest.key == top.key:
+        text = (
+            f"The recommendation is itself the cheapest option that meets every requirement "
+            f"and serves {counted(top.jobs_served, facts)}."
+        )
+        return EnoughCard(pick=pick, same_as_top=True, extra_usd=0.0, text=text)
+    top_total, cheap_total = top.total_price_usd, cheapest.total_price_usd
+    extra = None if top_total is None or cheap_total is None else top_total - cheap_total
+    gains = _gains(top, cheapest, core, ctx)
+    if extra is None:  # a price on quote: no difference to state
+        dearer = "may cost more or less (a price is on quote)"
+    else:
+        dearer = f"costs ${extra:,.0f} more" if extra >= 0.5 else "costs the same"
+    price = "price on quote" if cheap_total is None else f"${cheap_total:,.0f}"
+    text = (
+        f"Enough for the need: {phrase} ({price}) meets every "
+        f"requirement and serves {counted(cheapest.jobs_served, facts)} too; the "
+        f"recommendation {dearer} and buys "
+        + (", ".join(gains) if gains else "nothing the ranking measures")
+        + "."
+    )
+    return EnoughCard(
+        pick=pick,
+        same_as_top=False,
+        extra_usd=None if extra is None else round(extra, 2),
+        text=text,
+    )
+
+
+def _unpriced_last(price: float | None) -> tuple[float, float]:
+    """Sort key part: priced options by price, then those on quote."""
+    return (1.0, 0.0) if price is None else (0.0, price)
+
+
+def _pair_score(core: Core, option: Option) -> int:
+    return core.shape_scores[option.shape] + core.class_scores[option.sku.segment]
+
+
+def _gains(top: Option, cheap: Option, core: Core, ctx: PickContext) -> list[str]:
+    """What the top pick has over the cheaper option, each from the numbers."""
+    gains = []
+    facts = ctx.facts
+    top_bw = min(s.memory_bandwidth_gbs for s in top.skus)
+    cheap_bw = min(s.memory_bandwidth_gbs for s in cheap.skus)
+    if top_bw > cheap_bw:
+        gains.append(f"{top_bw / cheap_bw:.1f}× the memory bandwidth per card")
+    more = top.vram_per_job_gib - cheap.vram_per_job_gib
+    if more >= 0.05:
+        gains.append(f"{_gib(more)} GiB more usable memory per job")
+    perf_top = sum(performance(s, facts) for s in top.skus) * top.cards / len(top.skus)
+    perf_cheap = sum(performance(s, facts) for s in cheap.skus) * cheap.cards / len(cheap.skus)
+    if perf_top > perf_cheap * 1.05:
+        gains.append(f"{perf_top / perf_cheap:.1f}× the compute")
+    life_top, life_cheap = ctx.costs.lifecycle_usd(top), ctx.costs.lifecycle_usd(cheap)
+    if life_top is not None and life_cheap is not None and life_top < life_cheap:
+        gains.append(f"${life_cheap - life_top:,.0f} less lifecycle cost")
+    score_top, score_cheap = _pair_score(core, top), _pair_score(core, cheap)
+    if (top.shape, top.sku.segment) != (cheap.shape, cheap.sku.segment) and score_top > score_cheap:
+        gains.append(
+            f"the kind of purchase the rules favour ({top.shape} / {top.sku.segment} "
+            f"{score_top:+d} against {cheap.shape} / {cheap.sku.segment} {score_cheap:+d})"
+        )
+    return gains

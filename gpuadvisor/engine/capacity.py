@@ -1,0 +1,130 @@
+"""How much of a card a job can use, and how many jobs a card holds.
+
+The arithmetic behind capacity, over the numbers of :mod:`gpuadvisor.engine.policy`:
+usable memory (a capture where the catalog has one, else the reserve and ECC estimate),
+the ECC state a decision runs the card in, the headroom each job keeps, and the jobs one
+card holds (several for work that shares a card, one otherwise). Also the cards the
+evidence shows, read from the host facts. Pure functions; no words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.policy import Policy
+from gpuadvisor.inputs.catalog import Catalog, Sku
+
+MIB_PER_GIB = 1024.0
+
+
+def number(facts: Mapping[str, Value], name: str) -> float:
+    """A numeric fact that must be there (profile facts always are)."""
+    value = facts[name]
+    assert isinstance(value, (int, float)) and not isinstance(value, bool), name
+    return float(value)
+
+
+class CardFit(NamedTuple):
+    """One card for one decision: what a process can allocate, what jobs are counted
+    against (the usable memory, or the label for vGPU profiles), and the jobs it holds
+    when it holds any (at least 1: a card too small for one job is still an option, with
+    a job's share of memory below its need, which FIT-001 then excludes)."""
+
+    usable_gib: float
+    basis_gib: float
+    per_card: int
+
+
+def ecc_wanted(facts: Mapping[str, Value]) -> bool:
+    """The profile asks for ECC (required or preferred, or silent corruption matters)."""
+    return (
+        facts.get("requirements.ecc") in ("required", "preferred")
+        or facts.get("requirements.silent_corruption_unacceptable") is True
+    )
+
+
+def ecc_on(sku: Sku, wanted: bool, policy: Policy) -> bool:
+    """The ECC state the card runs in: on where the profile wants it and the card can,
+    and on data-center cards, which ship with it on."""
+    return sku.ecc and (wanted or sku.segment in policy.memory.ecc_on_by_default)
+
+
+def usable_gib(sku: Sku, wanted: bool, policy: Policy) -> float:
+    default_on = sku.ecc and sku.segment in policy.memory.ecc_on_by_default
+    mib = policy.usable_mib(
+        sku.vram_gib, sku.memory_type, ecc_on(sku, wanted, policy), sku.usable_vram_mib, default_on
+    )
+    return round(mib / MIB_PER_GIB, 3)
+
+
+def card_fit(
+    sku: Sku, facts: Mapping[str, Value], policy: Policy, *, usable: float | None = None
+) -> CardFit:
+    """The fit of ``sku`` for these facts (``usable``: a measured figure instead)."""
+    kind = str(facts["workload.kind"])
+    need = number(facts, "workload.vram_need_gib")
+    jobs = int(number(facts, "workload.concurrent_jobs"))
+    space = usable if usable is not None else usable_gib(sku, ecc_wanted(facts), policy)
+    basis = sku.vram_gib if policy.counts_label(kind) else space
+    if not policy.shares_cards(kind):
+        return CardFit(space, basis, 1)
+    fits = policy.jobs_per_card(kind, need, basis)
+    return CardFit(space, basis, max(1, min(fits, jobs)))
+
+
+def per_job_gib(fit: CardFit) -> float:
+    """Memory one job can use on this card when it holds ``per_card`` jobs."""
+    return round(fit.basis_gib / max(fit.per_card, 1), 3)
+
+
+class Existing(NamedTuple):
+    """The cards the evidence shows, as far as options can keep them."""
+
+    sku: Sku | None
+    cards: int
+    usable_gib: float | None
+
+
+def _normal(name: str) -> str:
+    text = name.casefold().replace("-", " ").replace("nvidia ", "")
+    return " ".join(text.split())
+
+
+def catalog_match(catalog: Catalog, name: str | None) -> Sku | None:
+    """The catalog entry whose name the evidence's product name is, if any."""
+    if not name:
+        return None
+    wanted = _normal(name)
+    for sku in catalog.skus:
+        if _normal(sku.name) == wanted:
+            return sku
+    return None
+
+
+def existing_usable_gib(facts: Mapping[str, Value], sku: Sku, policy: Policy) -> float | None:
+    """What a job can allocate on the host's cards, from the evidence: total minus the
+    driver's reserve (the policy's when the capture does not show it), minus ECC's share
+    when the profile wants ECC and the cards run without it."""
+    total = facts.get("host.gpu_memory_total_min_mib")
+    if not isinstance(total, (int, float)) or isinstance(total, bool):
+        return None
+    reserved = facts.get("host.gpu_memory_reserved_max_mib")
+    if not isinstance(reserved, (int, float)) or isinstance(reserved, bool):
+        reserved = policy.reserve_mib(sku.vram_gib)
+    mib = float(total) - float(reserved)
+    if ecc_wanted(facts) and sku.ecc and facts.get("gpu.ecc_enabled_all") is not True:
+        mib -= sku.vram_gib * MIB_PER_GIB * policy.ecc_share(sku.memory_type)
+    return round(mib / MIB_PER_GIB, 3)
+
+
+def existing_cards(facts: Mapping[str, Value], skus: tuple[Sku, ...]) -> Existing | None:
+    """The cards in the evidence (None when it shows none)."""
+    count = facts.get("host.gpu_count")
+    if not isinstance(count, (int, float)) or isinstance(count, bool) or count < 1:
+        return None
+    sku_id = facts.get("host.gpu_catalog_sku")
+    sku = next((s for s in skus if s.id == sku_id), None) if sku_id else None
+    usable = facts.get("host.gpu_usable_gib")
+    return Existing(sku, int(count), float(usable) if isinstance(usable, (int, float)) else None)

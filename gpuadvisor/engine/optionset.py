@@ -1,0 +1,111 @@
+"""Options indexed for bit masks: blocks of options (one SKU's, or those keeping the host's
+cards) and the option set of one plan, made of blocks.
+
+Option ``i`` of a set is bit ``i`` of every mask over it. A block is made once per SKU
+and plan row (:func:`gpuadvisor.engine.options.sku_options`) and shared by every plan
+that has the same row, so a new plan costs a few lookups per SKU, and each constraint's
+verdict on a block is remembered on the block, under the constraint's key, as a mask of
+the block's own options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.option import Option
+from gpuadvisor.vocabulary import CLASSES, SHAPES, GpuClass, Shape
+
+#: Every (shape, class) pair, in the order the engine lists them.
+PAIRS: tuple[tuple[Shape, GpuClass], ...] = tuple((s, c) for s in SHAPES for c in CLASSES)
+_PAIR_INDEX = {pair: index for index, pair in enumerate(PAIRS)}
+
+
+def bit_indices(bits: int) -> list[int]:
+    """The positions of the set bits, lowest first."""
+    found = []
+    while bits:
+        low = bits & -bits
+        found.append(low.bit_length() - 1)
+        bits ^= low
+    return found
+
+
+class Block:
+    """Options of one SKU (or those keeping the host's cards) for one plan row, with the
+    cards they judge and their (shape, class) pairs, as masks over the block."""
+
+    __slots__ = ("card_bits", "names", "options", "pair_bits", "verdicts")
+
+    def __init__(self, options: Sequence[Option]) -> None:
+        self.options = tuple(options)
+        self.card_bits: dict[tuple[str, bool], int] = {}
+        self.names: dict[str, str] = {}
+        pair_bits: dict[int, int] = {}
+        for index, option in enumerate(self.options):
+            bit = 1 << index
+            for layer, sku in option.judged():
+                card = (sku.id, layer["option.card_is_kept"] is True)
+                self.card_bits[card] = self.card_bits.get(card, 0) | bit
+                self.names[sku.id] = sku.name
+            pair = _PAIR_INDEX[(option.shape, option.sku.segment)]
+            pair_bits[pair] = pair_bits.get(pair, 0) | bit
+        self.pair_bits = tuple(pair_bits.items())
+        #: Each constraint's failing options here, by the constraint's key.
+        self.verdicts: dict[tuple[object, ...], int] = {}
+
+
+class OptionSet:
+    """The options of one plan, indexed: option ``i`` is bit ``i`` of the masks the memo
+    keeps, ``pair_bits[j]`` the options of the ``j``-th pair of :data:`PAIRS`."""
+
+    __slots__ = (
+        "_pairs",
+        "best",
+        "blocks",
+        "card_bits",
+        "full",
+        "masks",
+        "options",
+        "pair_bits",
+        "sku_bits",
+        "sku_names",
+    )
+
+    def __init__(self, blocks: Sequence[Block]) -> None:
+        self.options: list[Option] = []
+        placed: list[tuple[Block, int]] = []
+        pair_bits = [0] * len(PAIRS)
+        self.card_bits: dict[tuple[str, bool], int] = {}
+        self.sku_bits: dict[str, int] = {}
+        self.sku_names: dict[str, str] = {}
+        for block in blocks:
+            offset = len(self.options)
+            placed.append((block, offset))
+            self.options.extend(block.options)
+            for pair, bits in block.pair_bits:
+                pair_bits[pair] |= bits << offset
+            for card, bits in block.card_bits.items():
+                self.card_bits[card] = self.card_bits.get(card, 0) | bits << offset
+                self.sku_bits[card[0]] = self.sku_bits.get(card[0], 0) | bits << offset
+            self.sku_names.update(block.names)
+        self.blocks = tuple(placed)
+        self.full = (1 << len(self.options)) - 1
+        self.pair_bits = tuple(pair_bits)
+        self._pairs: tuple[tuple[int, ...], ...] | None = None
+        #: What the memo worked out for these options (kept here, not by the set's id,
+        #: so nothing can outlive the set or be mistaken for another set's).
+        self.masks: dict[tuple[object, ...], int] = {}
+        self.best: dict[tuple[object, ...], int | None] = {}
+
+    @property
+    def pairs(self) -> tuple[tuple[int, ...], ...]:
+        """The options of each pair of :data:`PAIRS`, by index."""
+        if self._pairs is None:
+            self._pairs = tuple(tuple(bit_indices(bits)) for bits in self.pair_bits)
+        return self._pairs
+
+
+#: The option layer a card-level constraint sees: whether the card is kept.
+KEPT: Mapping[str, Value] = {"option.card_is_kept": True}
+BOUGHT: Mapping[str, Value] = {"option.card_is_kept": False}

@@ -1,0 +1,316 @@
+"""The numbers the engine's arithmetic uses, read from ``rules/_policy.toml``.
+
+Usable memory (reserve and ECC by memory type), the headroom a job keeps, the power left
+after a transient margin and a wall circuit, the speed a power limit costs, how one
+data-parallel job scales over a link, and the default slot spacing. They are judgements,
+so they are data with their reasons and sources (and worked examples, which
+``tests/test_policy.py`` runs); this module only validates them and does the arithmetic.
+Yes/no judgements stay in the rule files that make them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from gpuadvisor.errors import InputError
+from gpuadvisor.inputs.textio import load_document
+from gpuadvisor.inputs.validation import input_error
+from gpuadvisor.resources import data_dir
+
+POLICY_FILE = "_policy.toml"
+
+Link = Literal["nvlink", "pcie-p2p", "pcie-host", "cross-socket"]
+LINKS: tuple[Link, ...] = ("nvlink", "pcie-p2p", "pcie-host", "cross-socket")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class Reserve(_Strict):
+    up_to_gib: float = Field(gt=0)
+    mib: float = Field(ge=0, le=65_536)
+
+
+class MemoryExample(_Strict):
+    name: str
+    vram_gib: float = Field(gt=0)
+    memory_type: str
+    ecc_on: bool
+    capture_mib: float = Field(gt=0)
+
+
+class MemoryPolicy(_Strict):
+    why: str = Field(min_length=40)
+    ecc_share: dict[str, float]
+    ecc_share_unknown_type: float = Field(ge=0, lt=0.5)
+    ecc_on_by_default: tuple[str, ...] = ()
+    reserve_mib: tuple[Reserve, ...] = Field(min_length=1)
+    sources: tuple[str, ...] = Field(min_length=1)
+    examples: tuple[MemoryExample, ...] = ()
+
+
+class KindHeadroom(_Strict):
+    min_gib: float = Field(ge=0, le=64)
+    share: float = Field(ge=0, le=1)
+    basis: Literal["usable", "label"] = "usable"
+
+
+class HeadroomExample(_Strict):
+    name: str
+    kind: str
+    need_gib: float = Field(gt=0)
+    usable_gib: float = Field(gt=0)
+    jobs: int = Field(ge=0)
+
+
+class HeadroomPolicy(_Strict):
+    why: str = Field(min_length=40)
+    min_gib: float = Field(ge=0, le=64)
+    share: float = Field(ge=0, le=1)
+    kinds: dict[str, KindHeadroom] = Field(default_factory=dict)
+    sources: tuple[str, ...] = Field(min_length=1)
+    examples: tuple[HeadroomExample, ...] = ()
+
+
+class SharingPolicy(_Strict):
+    why: str = Field(min_length=40)
+    kinds: tuple[str, ...]
+    sources: tuple[str, ...] = Field(min_length=1)
+
+
+class PowerExample(_Strict):
+    name: str
+    board_w: float = Field(gt=0)
+    psu_headroom_w: float = Field(ge=0)
+    circuit_w: float = Field(ge=0)
+    cut: float = Field(ge=0, le=1)
+
+
+class PowerPolicy(_Strict):
+    why: str = Field(min_length=40)
+    transient_margin: float = Field(ge=0, lt=1)
+    circuit_continuous_share: float = Field(gt=0, le=1)
+    psu_efficiency: float = Field(gt=0, le=1)
+    system_base_w: float = Field(ge=0)
+    speed_loss_per_power_cut: float = Field(ge=0, le=1)
+    sources: tuple[str, ...] = Field(min_length=1)
+    examples: tuple[PowerExample, ...] = ()
+
+
+class NoP2p(_Strict):
+    segment: str
+    architecture: str
+
+
+class DataParallelExample(_Strict):
+    name: str
+    link: Link
+    sync_heavy: bool
+    keeps: float = Field(gt=0, le=1)
+
+
+class DataParallelPolicy(_Strict):
+    why: str = Field(min_length=40)
+    efficiency: dict[Link, float]
+    sync_heavy_loss_factor: float = Field(ge=1, le=10)
+    no_p2p: tuple[NoP2p, ...] = ()
+    sources: tuple[str, ...] = Field(min_length=1)
+    examples: tuple[DataParallelExample, ...] = ()
+
+
+class SlotsExample(_Strict):
+    name: str
+    chassis: str
+    gpu_count_max: int = Field(ge=1)
+    max_gpu_slot_width: int = Field(ge=1)
+    slots: int = Field(ge=1)
+
+
+class SlotsPolicy(_Strict):
+    why: str = Field(min_length=40)
+    dense_from_cards: int = Field(ge=2)
+    dense_chassis: tuple[str, ...]
+    dense_slots_per_card: int = Field(ge=1, le=5)
+    sources: tuple[str, ...] = Field(min_length=1)
+    examples: tuple[SlotsExample, ...] = ()
+
+
+class Policy(_Strict):
+    """The whole policy file, validated."""
+
+    version: str
+    memory: MemoryPolicy
+    headroom: HeadroomPolicy
+    sharing: SharingPolicy
+    power: PowerPolicy
+    data_parallel: DataParallelPolicy
+    slots: SlotsPolicy
+
+    # -- memory ---------------------------------------------------------------------
+
+    def ecc_share(self, memory_type: str) -> float:
+        shares = self.memory.ecc_share
+        return shares.get(memory_type, self.memory.ecc_share_unknown_type)
+
+    def reserve_mib(self, vram_gib: float) -> float:
+        for step in self.memory.reserve_mib:
+            if vram_gib <= step.up_to_gib:
+                return step.mib
+        return self.memory.reserve_mib[-1].mib
+
+    def estimated_usable_mib(self, vram_gib: float, memory_type: str, ecc_on: bool) -> float:
+        """What one process can allocate on a card the catalog describes this way."""
+        label = vram_gib * 1024.0
+        ecc = label * self.ecc_share(memory_type) if ecc_on else 0.0
+        return label - ecc - self.reserve_mib(vram_gib)
+
+    def usable_mib(
+        self,
+        vram_gib: float,
+        memory_type: str,
+        ecc_on: bool,
+        captured_mib: float | None,
+        ecc_on_by_default: bool,
+    ) -> float:
+        """A capture where there is one (taken in the card's default ECC state; turning
+        ECC on from there costs its share), else the estimate."""
+        if captured_mib is None:
+            return self.estimated_usable_mib(vram_gib, memory_type, ecc_on)
+        if ecc_on and not ecc_on_by_default:
+            return captured_mib - vram_gib * 1024.0 * self.ecc_share(memory_type)
+        return captured_mib
+
+    # -- headroom -------------------------------------------------------------------
+
+    def _kind(self, kind: str) -> tuple[float, float, bool]:
+        """(min GiB, share, counted against the label) of this kind's headroom."""
+        found = self.headroom.kinds.get(kind)
+        if found is not None:
+            return found.min_gib, found.share, found.basis == "label"
+        return self.headroom.min_gib, self.headroom.share, False
+
+    def headroom_gib(self, kind: str, need_gib: float) -> float:
+        """Memory one job keeps free beyond its need."""
+        min_gib, share, _ = self._kind(kind)
+        return max(min_gib, share * need_gib)
+
+    def largest_need_gib(self, kind: str, space_gib: float) -> float:
+        """The largest need whose job, with its headroom, fits ``space_gib``."""
+        min_gib, share, _ = self._kind(kind)
+        need = space_gib / (1 + share)
+        return need if share * need >= min_gib else space_gib - min_gib
+
+    def shares_cards(self, kind: str) -> bool:
+        """Whether several jobs of this kind run side by side on one card."""
+        return kind in self.sharing.kinds
+
+    def counts_label(self, kind: str) -> bool:
+        """Whether this kind's jobs are counted against the label (vGPU profiles)."""
+        return self._kind(kind)[2]
+
+    def jobs_per_card(self, kind: str, need_gib: float, basis_gib: float) -> int:
+        """Jobs of ``need_gib`` (each with its headroom) that ``basis_gib`` holds."""
+        per_job = need_gib + self.headroom_gib(kind, need_gib)
+        return max(0, math.floor(basis_gib / per_job + 1e-9))
+
+    # -- power ----------------------------------------------------------------------
+
+    def psu_budget_w(self, psu_headroom_w: float) -> float:
+        """Sustained board power the GPUs may draw from the supply."""
+        return psu_headroom_w * (1.0 - self.power.transient_margin)
+
+    def circuit_budget_w(self, circuit_w: float) -> float | None:
+        """Board power the GPUs may draw from the wall circuit (None: not stated)."""
+        if circuit_w <= 0:
+            return None
+        power = self.power
+        wall = circuit_w * power.circuit_continuous_share * power.psu_efficiency
+        return max(0.0, wall - power.system_base_w)
+
+    @staticmethod
+    def power_cut(board_w: float, *budgets: float | None) -> float:
+        """Share of board power a limit must take off to fit every budget (0: none)."""
+        known = [b for b in budgets if b is not None]
+        if not known or board_w <= 0:
+            return 0.0
+        allowed = min(known)
+        return 0.0 if board_w <= allowed else 1.0 - allowed / board_w
+
+    def speed_kept(self, cut: float) -> float:
+        """Share of full speed a card power-limited by ``cut`` keeps."""
+        return 1.0 - self.power.speed_loss_per_power_cut * cut
+
+    # -- data parallel --------------------------------------------------------------
+
+    def scaling_kept(self, link: Link, sync_heavy: bool) -> float:
+        """Share of ideal scaling one data-parallel job keeps over this link."""
+        loss = 1.0 - self.data_parallel.efficiency[link]
+        if sync_heavy:
+            loss *= self.data_parallel.sync_heavy_loss_factor
+        return max(0.05, 1.0 - loss)
+
+    def has_p2p(self, segment: str, architecture: str) -> bool:
+        return not any(
+            rule.segment == segment and rule.architecture == architecture
+            for rule in self.data_parallel.no_p2p
+        )
+
+    # -- slots ----------------------------------------------------------------------
+
+    def default_slots(self, chassis: str, gpu_count_max: int, max_gpu_slot_width: int) -> int:
+        slots = self.slots
+        if gpu_count_max >= slots.dense_from_cards and chassis in slots.dense_chassis:
+            return gpu_count_max * min(max_gpu_slot_width, slots.dense_slots_per_card)
+        return gpu_count_max * max_gpu_slot_width
+
+
+def _merge(base: dict[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    """Tables merge key by key; any other value replaces."""
+    merged = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def policy_from_data(data: Mapping[str, Any], *, name: str, text: str | None = None) -> Policy:
+    try:
+        return Policy.model_validate(dict(data))
+    except ValidationError as exc:
+        raise input_error(
+            exc, file=name, text=text, known_names=lambda loc: list(Policy.model_fields)
+        ) from None
+
+
+def read_policy(base: tuple[dict[str, Any], str, str], overlays: tuple[Path, ...] = ()) -> Policy:
+    """The policy of ``base`` (data, text, file name) with each overlay's file applied."""
+    data, text, name = base
+    policy = policy_from_data(data, name=name, text=text)
+    merged = dict(data)
+    for folder in overlays:
+        path = folder / POLICY_FILE
+        if not path.is_file():
+            continue
+        extra, extra_text = load_document(path)
+        merged = _merge(merged, extra)
+        policy = policy_from_data(merged, name=str(path), text=extra_text)
+    return policy
+
+
+@lru_cache(maxsize=1)
+def bundled_policy() -> Policy:
+    """The bundled policy alone (what an engine made without a rule base uses)."""
+    path = data_dir("rules") / POLICY_FILE
+    if not path.is_file():
+        raise InputError("the bundled rules folder has no policy file", file=str(path))
+    data, text = load_document(path)
+    return read_policy((data, text, str(path)))

@@ -1,0 +1,193 @@
+"""How options of one shape and class are ranked against each other, and the numbers
+each rank rests on (:class:`RankTerms`), so the decision can say why an option ranks
+where it does from the very numbers it was ranked by.
+
+Every objective ranks first by the jobs served (capacity), then buys nothing before
+buying something (cards already in the host that serve as many jobs), then by its own
+measure: throughput per lifecycle dollar, memory bandwidth within a band of the fastest
+and then cost, or lifecycle cost. Throughput counts what power limits and one job's
+scaling over several cards take away (:mod:`gpuadvisor.engine.policy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from gpuadvisor.engine.costs import CostTerms
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.policy import Link, Policy
+from gpuadvisor.inputs.catalog import Sku
+
+#: Within the latency ranking, cards whose memory bandwidth is at least this share of the
+#: fastest eligible card's count as equally fast; the cheapest of them wins. Token decode
+#: and most latency-bound kernels scale with bandwidth, and a 25% band keeps the choice
+#: from paying double for the last few percent.
+LATENCY_BAND = 0.75
+
+#: The facts :func:`rank_key` reads (costs, power budgets, links).
+RANK_READS = (
+    "workload.objective",
+    "workload.kind",
+    "requirements.lifecycle_years",
+    "budget.electricity_usd_per_kwh",
+    "requirements.vgpu",
+    "requirements.certified_drivers",
+    "workload.concurrent_jobs",
+    "requirements.vgpu_edition",
+    "workload.sync_heavy",
+    "platform.power_limit_ok",
+    "platform.gpu_power_budget_w",
+    "platform.circuit_gpu_budget_w",
+    "platform.nvlink_possible",
+    "platform.cpu_sockets",
+    "host.gpu_pair_worst_link",
+    "host.p2p_ok",
+)
+
+
+def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
+    """Throughput figure that matters for the workload: tensor FP16 for ML, FP32 else."""
+    if facts["workload.kind"] in ("training", "inference", "mixed"):
+        return sku.fp16_tensor_tflops
+    return sku.fp32_tflops
+
+
+def _budget(facts: Mapping[str, Value], name: str) -> float | None:
+    value = facts.get(name)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def power_cut(option: Option, facts: Mapping[str, Value], policy: Policy) -> float:
+    """Share of board power a limit takes off every card so the option fits the supply
+    and the circuit (0 when it fits as it is)."""
+    return policy.power_cut(
+        option.total_power_w,
+        _budget(facts, "platform.gpu_power_budget_w"),
+        _budget(facts, "platform.circuit_gpu_budget_w"),
+    )
+
+
+def dp_link(option: Option, facts: Mapping[str, Value], policy: Policy) -> Link:
+    """The link one job's all-reduce crosses: an NVLink bridge between two cards, across
+    CPU sockets (measured, or more than two cards on a multi-socket host), through host
+    memory (no P2P on these cards, or P2P measured off), or PCIe peer-to-peer."""
+    nvlink = all(s.nvlink for s in option.skus) and facts.get("platform.nvlink_possible") is True
+    if nvlink and option.cards_per_job == 2:
+        return "nvlink"
+    sockets = facts.get("platform.cpu_sockets")
+    multi_socket = isinstance(sockets, (int, float)) and sockets >= 2
+    if facts.get("host.gpu_pair_worst_link") == "SYS" or (
+        multi_socket and option.cards_per_job > 2
+    ):
+        return "cross-socket"
+    p2p = all(policy.has_p2p(s.segment, s.architecture) for s in option.skus)
+    if not p2p or facts.get("host.p2p_ok") is False:
+        return "pcie-host"
+    return "pcie-p2p"
+
+
+class RankTerms(NamedTuple):
+    """The numbers one option is ranked by within its group."""
+
+    jobs_served: int
+    buys_nothing: bool
+    bandwidth_gbs: float
+    fastest_gbs: float
+    in_band: bool
+    throughput: float
+    #: None when the price is on quote (quote-needed): it ranks after priced options.
+    lifecycle_usd: float | None
+    power_cut: float
+    scaling_kept: float | None
+    link: Link | None
+
+
+def _throughput(option: Option, facts: Mapping[str, Value], speed: float, scaling: float) -> float:
+    kept = performance(option.kept_sku, facts) * option.kept if option.kept_sku else 0.0
+    return (performance(option.sku, facts) * option.count + kept) * speed * scaling
+
+
+def bandwidth(option: Option) -> float:
+    """The slowest card's memory bandwidth (a job on it runs at its pace)."""
+    return min(s.memory_bandwidth_gbs for s in option.skus)
+
+
+def rank_terms(
+    options: list[Option], facts: Mapping[str, Value], policy: Policy
+) -> Callable[[Option], RankTerms]:
+    """The terms of each option of this group (read once for the group)."""
+    fastest = max((bandwidth(o) for o in options), default=0.0)
+    costs = CostTerms(facts)
+    sync_heavy = facts.get("workload.sync_heavy") is True
+
+    def terms(option: Option) -> RankTerms:
+        cut = power_cut(option, facts, policy) if facts.get("platform.power_limit_ok") else 0.0
+        link: Link | None = None
+        scaling: float | None = None
+        if option.shape == "multi-gpu-data-parallel" and option.cards_per_job >= 2:
+            link = dp_link(option, facts, policy)
+            scaling = policy.scaling_kept(link, sync_heavy)
+        speed = policy.speed_kept(cut)
+        width = bandwidth(option)
+        return RankTerms(
+            jobs_served=option.jobs_served,
+            buys_nothing=option.count == 0,
+            bandwidth_gbs=width,
+            fastest_gbs=fastest,
+            in_band=width >= LATENCY_BAND * fastest,
+            throughput=_throughput(option, facts, speed, scaling or 1.0),
+            lifecycle_usd=costs.lifecycle_usd(option),
+            power_cut=cut,
+            scaling_kept=scaling,
+            link=link,
+        )
+
+    return terms
+
+
+def rank_key(
+    options: list[Option], facts: Mapping[str, Value], policy: Policy
+) -> Callable[[Option], tuple[tuple[float, ...], str]]:
+    """The sort key of :func:`rank_options` for this group of options."""
+    objective = facts["workload.objective"]
+    terms_of = rank_terms(options, facts, policy)
+
+    def key(option: Option) -> tuple[tuple[float, ...], str]:
+        t = terms_of(option)
+        # A split model on the fewest cards that hold it: fewer exchanges per step.
+        split = float(option.cards) if option.shape == "multi-gpu-model-parallel" else 0.0
+        first = (-t.jobs_served, 0.0 if t.buys_nothing else 1.0, split)
+        tail = f"{option.sku.id}:{option.count}:{option.kept}"
+        cost = t.lifecycle_usd
+        if cost is None:
+            return (*first, *unpriced_key(t, objective, option)), tail
+        if objective == "throughput":
+            value = t.throughput / cost if cost > 0 else float("inf")
+            return (*first, 0.0, -value, cost), tail
+        if objective == "latency":
+            slow = 0.0 if t.in_band else 1.0
+            return (*first, slow, 0.0, cost, -t.bandwidth_gbs), tail
+        return (*first, 0.0, cost, -option.sku.vram_gib), tail
+
+    return key
+
+
+def unpriced_key(t: RankTerms, objective: Value, option: Option) -> tuple[float, ...]:
+    """Where an option on quote ranks: in the same tier as priced ones (jobs served, and
+    for latency the speed band), after the priced options of that tier (a price in hand
+    beats an unknown one), and among other unpriced ones by the spec the objective
+    values (throughput: compute; latency: memory bandwidth; else memory)."""
+    if objective == "throughput":
+        return (1.0, -t.throughput, 0.0)
+    if objective == "latency":
+        return (0.0 if t.in_band else 1.0, 1.0, -t.bandwidth_gbs, 0.0)
+    return (1.0, -option.sku.vram_gib, 0.0)
+
+
+def rank_options(options: list[Option], facts: Mapping[str, Value], policy: Policy) -> list[Option]:
+    """Options of one shape and class, best first."""
+    if not options:
+        return []
+    return sorted(options, key=rank_key(options, facts, policy))

@@ -1,0 +1,135 @@
+"""The purchase's part of the report view: the comparison table's columns and rows, the
+capacity and physical fit of each compared purchase, and the purchase in lines (capacity,
+memory, fit, the cards already in the host, the cheapest option that would do)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from gpuadvisor.decision.model import Decision, Pick
+from gpuadvisor.vocabulary import format_value
+
+
+class Column(NamedTuple):
+    """One purchase in the comparison: a pick, or the best option of a rejected kind."""
+
+    role: str
+    option: str
+    pick: Pick
+    chosen: bool
+    short_option: str = ""
+    """The kind in the charts' short words (``model split · professional``)."""
+
+    @property
+    def card(self) -> str:
+        pick = self.pick
+        if pick.kept_count and not pick.count:
+            return f"keep {pick.kept_count} × {pick.kept_name}"
+        if pick.kept_count:
+            return f"{pick.count} × {pick.name} + {pick.kept_count} kept"
+        return f"{pick.count} × {pick.name}"
+
+    @property
+    def job_memory_gib(self) -> float:
+        return self.pick.vram_per_job_gib or self.pick.vram_gib
+
+
+class Row(NamedTuple):
+    label: str
+    cells: tuple[str, ...]
+
+
+def fit_rows(columns: Sequence[Column], need_gib: float | None) -> tuple[Row, ...]:
+    """Capacity and physical fit of each compared purchase (CONTRACT §6)."""
+    picks = [c.pick for c in columns]
+
+    def usable(p: Pick) -> str:
+        if p.usable_vram_gib is None:
+            return "–"
+        need = f" / {format_value(need_gib)}" if need_gib is not None else ""
+        return f"{format_value(round(p.usable_vram_gib, 2))}{need} GiB"
+
+    def limit(p: Pick) -> str:
+        if p.power_limit_w is None:
+            return "none needed"
+        return f"{format_value(p.power_limit_w)} W (about {format_value(p.speed_cost_pct)}% slower)"
+
+    rows = [
+        Row("Jobs served", tuple(f"{p.jobs_served} of {p.jobs_wanted}" for p in picks)),
+        Row("Usable / needed per job", tuple(usable(p) for p in picks)),
+        Row(
+            "Headroom per job",
+            tuple(
+                "–" if p.headroom_gib is None else f"{format_value(round(p.headroom_gib, 2))} GiB"
+                for p in picks
+            ),
+        ),
+        Row(
+            "Cards in the host",
+            tuple(
+                f"{p.cards_total}" + (f" ({p.kept_count} kept)" if p.kept_count else "")
+                for p in picks
+            ),
+        ),
+        Row(
+            "Slots, all cards",
+            tuple("–" if p.slots_total is None else format_value(p.slots_total) for p in picks),
+        ),
+    ]
+    if any(p.power_limit_w is not None for p in picks):
+        rows.append(Row("Power limit per card", tuple(limit(p) for p in picks)))
+    return tuple(rows)
+
+
+def purchase_lines(decision: Decision) -> tuple[str, ...]:
+    """The purchase's capacity, memory, fit, the cards already in the host and the
+    cheapest option that would do, one line each (every format shows them)."""
+    r = decision.recommendation
+    top = decision.picks[0] if decision.picks else None
+    lines = []
+    if r.capacity is not None:
+        lines.append(f"Capacity: {r.capacity.summary}")
+    if top is not None and top.usable_vram_gib is not None and top.memory_basis != "usable":
+        lines.append(
+            f"Memory: a {format_value(round(top.usable_vram_gib, 2))} GiB vGPU profile per "
+            f"user for a need of {format_value(decision.vram_need_gib)} GiB (vGPU profiles "
+            f"divide the board's {format_value(top.vram_gib)} GiB frame buffer)."
+        )
+    elif top is not None and top.usable_vram_gib is not None and top.headroom_gib is not None:
+        need = format_value(decision.vram_need_gib)
+        lines.append(
+            f"Memory: {format_value(round(top.usable_vram_gib, 2))} GiB usable per job for a "
+            f"need of {need} GiB ({format_value(round(top.headroom_gib, 2))} GiB headroom)."
+        )
+    if top is not None and top.slots_total is not None and top.board_power_w is not None:
+        cards = top.cards_total
+        lines.append(
+            f"Fit: {cards} card{'s' if cards != 1 else ''} in the host "
+            f"{'takes' if cards == 1 else 'take'} "
+            f"{format_value(top.slots_total)} slot positions and "
+            f"{format_value(top.board_power_w)} W of board power."
+        )
+    if top is not None and top.power_limit_w is not None:
+        lines.append(
+            f"Power limit: set each card to {format_value(top.power_limit_w)} W "
+            f"(nvidia-smi -pl {format_value(top.power_limit_w)}); expect it about "
+            f"{format_value(top.speed_cost_pct)}% slower."
+        )
+    if r.existing:
+        held = "; ".join(
+            f"{e.count} × {e.name}, {'kept' if e.kept else 'not kept'}" for e in r.existing
+        )
+        lines.append(f"In the host now ({r.action}): {held}.")
+    if decision.enough is not None:
+        lines.append(decision.enough.text)
+    return tuple(lines)
+
+
+def buy_text(decision: Decision) -> str:
+    top = decision.picks[0] if decision.picks else None
+    if top is None:
+        return "nothing fits"
+    if top.count == 0:
+        return "nothing (keep the cards in the host)"
+    return f"{top.count} × {top.name}"

@@ -1,0 +1,132 @@
+"""``rules/_policy.toml``: the engine's numbers, each section checked by its own examples.
+
+Like a rule's ``[[examples]]``, the examples in the policy file are its tests: every
+memory estimate against a real capture, every headroom, power, scaling and slot example
+against the arithmetic of :mod:`gpuadvisor.engine.policy`. One parametrised case each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuadvisor.engine.policy import POLICY_FILE, bundled_policy
+from gpuadvisor.engine.rules import load_rules
+from gpuadvisor.errors import InputError
+from gpuadvisor.resources import data_dir
+
+POLICY = bundled_policy()
+
+
+@pytest.mark.parametrize("example", POLICY.memory.examples, ids=lambda e: e.name)
+def test_usable_memory_estimate_never_exceeds_a_real_capture(example: object) -> None:
+    from gpuadvisor.engine.policy import MemoryExample
+
+    assert isinstance(example, MemoryExample)
+    estimate = POLICY.estimated_usable_mib(example.vram_gib, example.memory_type, example.ecc_on)
+    assert estimate <= example.capture_mib
+    assert estimate >= 0.97 * example.capture_mib
+
+
+def test_ecc_on_gddr_costs_a_sixteenth_and_hbm_nothing() -> None:
+    off = POLICY.estimated_usable_mib(48.0, "GDDR6", False)
+    on = POLICY.estimated_usable_mib(48.0, "GDDR6", True)
+    assert off - on == pytest.approx(48 * 1024 / 16)
+    assert POLICY.estimated_usable_mib(80.0, "HBM3", True) == POLICY.estimated_usable_mib(
+        80.0, "HBM3", False
+    )
+
+
+def test_a_capture_wins_and_turning_ecc_on_from_its_default_costs_the_share() -> None:
+    assert POLICY.usable_mib(24.0, "GDDR6X", False, 24218.0, False) == 24218.0
+    assert POLICY.usable_mib(24.0, "GDDR6", True, 24114.0, False) == 24114.0 - 1536.0
+    assert POLICY.usable_mib(48.0, "GDDR6", True, 45459.0, True) == 45459.0
+
+
+@pytest.mark.parametrize("example", POLICY.headroom.examples, ids=lambda e: e.name)
+def test_headroom_examples(example: object) -> None:
+    from gpuadvisor.engine.policy import HeadroomExample
+
+    assert isinstance(example, HeadroomExample)
+    jobs = POLICY.jobs_per_card(example.kind, example.need_gib, example.usable_gib)
+    assert jobs == example.jobs
+
+
+def test_an_exact_fit_is_not_a_fit() -> None:
+    assert POLICY.jobs_per_card("training", 24.0, 24.0) == 0
+    assert POLICY.headroom_gib("training", 24.0) == pytest.approx(1.2)
+    assert POLICY.headroom_gib("training", 4.0) == 0.5
+
+
+@pytest.mark.parametrize("example", POLICY.power.examples, ids=lambda e: e.name)
+def test_power_examples(example: object) -> None:
+    from gpuadvisor.engine.policy import PowerExample
+
+    assert isinstance(example, PowerExample)
+    cut = POLICY.power_cut(
+        example.board_w,
+        POLICY.psu_budget_w(example.psu_headroom_w),
+        POLICY.circuit_budget_w(example.circuit_w),
+    )
+    assert cut == pytest.approx(example.cut, abs=1e-3)
+
+
+def test_a_fifteen_amp_circuit_leaves_about_a_kilowatt_for_gpus() -> None:
+    assert POLICY.circuit_budget_w(1800.0) == pytest.approx(1800 * 0.8 * 0.9 - 250)
+    assert POLICY.circuit_budget_w(0.0) is None
+    assert POLICY.speed_kept(0.2) == pytest.approx(0.95)
+
+
+@pytest.mark.parametrize("example", POLICY.data_parallel.examples, ids=lambda e: e.name)
+def test_data_parallel_examples(example: object) -> None:
+    from gpuadvisor.engine.policy import DataParallelExample
+
+    assert isinstance(example, DataParallelExample)
+    assert POLICY.scaling_kept(example.link, example.sync_heavy) == pytest.approx(example.keeps)
+
+
+def test_geforce_40_and_50_have_no_p2p_professional_cards_do() -> None:
+    assert not POLICY.has_p2p("consumer", "Ada Lovelace")
+    assert not POLICY.has_p2p("consumer", "Blackwell")
+    assert POLICY.has_p2p("professional", "Ada Lovelace")
+    assert POLICY.has_p2p("consumer", "Ampere")
+
+
+@pytest.mark.parametrize("example", POLICY.slots.examples, ids=lambda e: e.name)
+def test_slot_examples(example: object) -> None:
+    from gpuadvisor.engine.policy import SlotsExample
+
+    assert isinstance(example, SlotsExample)
+    slots = POLICY.default_slots(example.chassis, example.gpu_count_max, example.max_gpu_slot_width)
+    assert slots == example.slots
+
+
+def test_every_section_has_examples_reasons_and_sources() -> None:
+    for section in (POLICY.memory, POLICY.headroom, POLICY.power, POLICY.data_parallel):
+        assert section.examples and section.why.strip()
+        assert all(url.startswith("https://") for url in section.sources)
+    assert POLICY.slots.examples
+
+
+def test_the_policy_file_is_not_a_rule_and_travels_with_the_rule_base() -> None:
+    assert (data_dir("rules") / POLICY_FILE).is_file()
+    base = load_rules()
+    assert all(Path(rule.path).name != POLICY_FILE for rule in base.rules)
+    assert base.policy == POLICY
+
+
+def test_an_overlay_policy_replaces_the_values_it_names(tmp_path: Path) -> None:
+    (tmp_path / POLICY_FILE).write_text("[headroom]\nmin_gib = 2.0\n", encoding="utf-8")
+    policy = load_rules([tmp_path]).policy
+    assert policy.headroom.min_gib == 2.0
+    assert policy.headroom.share == POLICY.headroom.share
+    assert policy.power == POLICY.power
+
+
+def test_a_bad_overlay_policy_names_its_file_and_field(tmp_path: Path) -> None:
+    (tmp_path / POLICY_FILE).write_text("[power]\ntransient_margin = 3\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_rules([tmp_path])
+    assert str(tmp_path / POLICY_FILE) in str(caught.value)
+    assert "transient_margin" in str(caught.value)
