@@ -223,7 +223,7 @@ def test_bundled_loads_fill_and_use_the_cache(
     monkeypatch.delenv("GPUADVISOR_NO_CACHE", raising=False)
     monkeypatch.setattr(cache, "_DOCUMENTS", None)
     reference = (load_catalog(), load_rules())
-    stores = list(tmp_path.glob("gpuadvisor/documents-*/documents.json"))
+    stores = list(tmp_path.glob("gpuadvisor/documents-*/documents-*.json"))
     assert len(stores) == 1
     # A new process: nothing is parsed, and the loaded catalog and rules are the same.
     monkeypatch.setattr(cache, "_DOCUMENTS", None)
@@ -524,7 +524,7 @@ def test_the_bundled_cache_is_named_as_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = _store_in(tmp_path, monkeypatch)
-    assert store.name == "documents.json"
+    assert store.name.startswith("documents-") and store.suffix == ".json"
     load_catalog()
     assert isinstance(json.loads(store.read_bytes()), list)
 
@@ -589,3 +589,19 @@ class _Zone(datetime.tzinfo):
 
     def dst(self, dt: datetime.datetime | None) -> datetime.timedelta:
         return datetime.timedelta(0)
+
+
+def test_each_installation_keeps_its_own_cache_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two installs of one version (two virtualenvs, two checkouts) must not pile their
+    entries into one file that every run then loads (it had grown to 17 MB)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("GPUADVISOR_NO_CACHE", raising=False)
+    files = set()
+    for install in ("one", "two"):
+        monkeypatch.setattr(cache, "data_dir", lambda name, i=install: tmp_path / i / name)
+        store = bundled_documents().file
+        assert store is not None
+        files.add(store)
+    assert len(files) == 2

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 import json
 import os
 import stat
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuadvisor import __version__
+from gpuadvisor.resources import data_dir
 
 #: Files modified more recently than this are parsed but not cached.
 SETTLE_SECONDS = 2.0
@@ -327,7 +329,10 @@ def bundled_documents() -> DocumentCache:
     off or impossible)."""
     global _DOCUMENTS
     folder = user_cache_folder(f"documents-{__version__}")
-    file = folder / "documents.json" if folder is not None else None
+    # One file per installation: installs of one version (virtualenvs, checkouts) each
+    # keep their own entries instead of piling them all into one ever-growing file.
+    install = hashlib.sha256(str(data_dir("rules").parent).encode()).hexdigest()[:16]
+    file = folder / f"documents-{install}.json" if folder is not None else None
     if _DOCUMENTS is None or _DOCUMENTS.file != file:
         _DOCUMENTS = DocumentCache(file)
     return _DOCUMENTS
