@@ -258,3 +258,18 @@ def test_catalog_list_filters_by_status_and_edition(cli: Callable[..., object]) 
     assert {"l40s", "a16", "a10"} <= ids and not ids & {"a100-80gb-pcie", "h100-pcie"}
     bad = cli("catalog", "list", "--vgpu-edition", "vdws")
     assert bad.exit_code == 2 and "vpc, vws, vcs" in bad.stderr  # type: ignore[attr-defined]
+
+
+def test_the_summary_names_licences_when_the_life_cost_includes_them() -> None:
+    """vdi-many-users: 2 × L40 at $16,348 cost $58,320 over their life; most of that is
+    vGPU licences, so the summary must not call it "with electricity" alone."""
+    from gpuadvisor.decision.words import pick_cost_sentence
+    from gpuadvisor.pipeline import advise
+
+    decision = advise(REPO / "examples" / "vdi-many-users.toml", sensitivity=False)
+    top = decision.picks[0]
+    assert top.licence_cost_usd > 0
+    assert top.lifecycle_cost_usd == pytest.approx(
+        top.total_price_usd + top.energy_cost_usd + top.licence_cost_usd, abs=1
+    )
+    assert pick_cost_sentence(top).endswith("with electricity and licences.")

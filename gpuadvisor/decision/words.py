@@ -75,8 +75,10 @@ def pick_cost_sentence(pick: Pick) -> str:
             f"electricity and licences over its life come to ${running:,.0f}."
         )
     life = "" if pick.lifecycle_cost_usd is None else f" and ${pick.lifecycle_cost_usd:,.0f}"
+    # The life figure is what it adds up: cards, electricity and, when priced, licences.
+    paid_for = "electricity and licences" if pick.licence_cost_usd else "electricity"
     return (
         f"{head} at ${pick.price_usd:,.0f} per card ({pick.price_kind} price, "
         f"{pick.price_date}), ${pick.total_price_usd:,.0f} in total{life} over its life "
-        "with electricity."
+        f"with {paid_for}."
     )
