@@ -73,8 +73,8 @@ def web_outcome(question: Question, stated: dict[str, Any], current: Any, text: 
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.field)
 def test_every_answer_gets_the_value_or_message_the_command_line_gives(question: Question) -> None:
     for stated in CONTEXTS:
-        currents: list[tuple[Any, Any]] = [(cli_flow._MISSING, steps.NO_DEFAULT)]
-        accepted = cli_outcome(question, stated, cli_flow._MISSING, "2")
+        currents: list[tuple[Any, Any]] = [(cli_flow.NO_ANSWER, steps.NO_DEFAULT)]
+        accepted = cli_outcome(question, stated, cli_flow.NO_ANSWER, "2")
         if accepted[0] == "value" and accepted[1] is not UNSTATED:
             currents.append((accepted[1], accepted[1]))
         for cli_current, web_current in currents:

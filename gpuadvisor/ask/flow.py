@@ -35,7 +35,8 @@ class Dialogue(Protocol):
         """Show ``prompt`` and return one answer line, or None at end of input."""
 
 
-_MISSING: Final = object()
+#: No answer yet, and no default: the question needs one.
+NO_ANSWER: Final = object()
 
 #: Answers from a script (stdin that is not a terminal) are refused at most this many
 #: times in a row for one question before the run stops: a script cannot read the
@@ -50,8 +51,9 @@ INTRO: Final = (
 )
 
 
-def _default(question: Question, answers: Answers) -> Any:
-    """What an empty answer means for a question not answered before (or _MISSING)."""
+def default_answer(question: Question, answers: Answers) -> Any:
+    """What an empty answer means for a question not answered before: a value, UNSTATED,
+    or NO_ANSWER when the question needs one (the command line and the web page)."""
     if question.unknown_answer is not None:
         return UNSTATED
     if question.suggest is not None:
@@ -60,7 +62,7 @@ def _default(question: Question, answers: Answers) -> Any:
             return suggested
     info = field_info(question.field)
     if info.is_required():
-        return _MISSING
+        return NO_ANSWER
     return info.get_default(call_default_factory=True)
 
 
@@ -82,19 +84,20 @@ def _present(dialogue: Dialogue, question: Question, current: Any, default: Any)
         dialogue.say("  Answer yes or no.")
     elif get_origin(base_type(info.annotation)) is tuple:
         dialogue.say("  Separate several names with commas; 'none' for no names.")
-    if current is not _MISSING:
+    if current is not NO_ANSWER:
         dialogue.say(f"  Enter keeps the current answer: {show(current)}")
     elif default is UNSTATED:
         dialogue.say(f"  Default: {question.unknown_answer}")
-    elif default is not _MISSING:
+    elif default is not NO_ANSWER:
         dialogue.say(f"  Default: {show(default)}")
     else:
         dialogue.say("  An answer is needed.")
 
 
-def _details(question: Question) -> str:
+def details(question: Question) -> str:
+    """What ``?`` shows: the profile field and its description."""
     info = field_info(question.field)
-    return f"  In the profile this is {question.field}: {info.description or ''}"
+    return f"In the profile this is {question.field}: {info.description or ''}"
 
 
 def _stop(question: Question, message: str, hint: str | None = None) -> InputError:
@@ -146,7 +149,7 @@ def ask_question(
     it after :data:`SCRIPTED_REFUSALS` tries, so a script never loops. ``earlier`` is
     why a starting file's value for this field was not accepted, said if the run ends.
     """
-    default = _default(question, answers)
+    default = default_answer(question, answers)
     _present(dialogue, question, current, default)
     refusals = 0
     while True:
@@ -159,12 +162,12 @@ def ask_question(
             )
         text = line.strip()
         if text == "?":
-            dialogue.say(_details(question))
+            dialogue.say(f"  {details(question)}")
             continue
         if not text:
-            if current is not _MISSING:
+            if current is not NO_ANSWER:
                 return current
-            if default is not _MISSING:
+            if default is not NO_ANSWER:
                 return default
             if scripted:
                 raise _stop(
@@ -282,8 +285,8 @@ def run_interview(
             continue
         if not question.when(answers):
             continue
-        current = stated.get(question.field, _MISSING)
-        if current is not _MISSING and not review:
+        current = stated.get(question.field, NO_ANSWER)
+        if current is not NO_ANSWER and not review:
             continue
         value = ask_question(
             dialogue,

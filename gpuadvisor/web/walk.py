@@ -26,7 +26,7 @@ from gpuadvisor.ask import (
     show,
 )
 from gpuadvisor.ask.fields import base_type, is_optional, literal_values
-from gpuadvisor.ask.flow import parse_answer, refusal
+from gpuadvisor.ask.flow import NO_ANSWER, default_answer, details, parse_answer, refusal
 from gpuadvisor.inputs.profile import Profile, profile_from_data
 
 
@@ -157,22 +157,8 @@ def back(walk: Walk) -> Walk:
 def default_of(question: Question, answers: Answers) -> Any:
     """What an empty answer means for a question not answered before: a value,
     UNSTATED, or NO_DEFAULT (as ``ask`` decides it)."""
-    if question.unknown_answer is not None:
-        return UNSTATED
-    if question.suggest is not None:
-        suggested = question.suggest(answers)
-        if suggested is not None:
-            return suggested
-    info = field_info(question.field)
-    if info.is_required():
-        return NO_DEFAULT
-    return info.get_default(call_default_factory=True)
-
-
-def details(question: Question) -> str:
-    """What ``?`` shows: the profile field and its description."""
-    info = field_info(question.field)
-    return f"In the profile this is {question.field}: {info.description or ''}"
+    found = default_answer(question, answers)
+    return NO_DEFAULT if found is NO_ANSWER else found
 
 
 def check_answer(question: Question, answers: Answers, current: Any, text: str) -> Any:
