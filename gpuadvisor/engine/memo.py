@@ -10,10 +10,11 @@ or reports; :class:`gpuadvisor.engine.core.Engine` owns one memo per catalog.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from gpuadvisor.engine.capacity import ecc_wanted, usable_gib
+from gpuadvisor.engine.columns import Rows, compile_columns
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import sku_facts
 from gpuadvisor.engine.option import Option
@@ -61,12 +62,15 @@ class ConstraintMemo:
 
     A constraint's verdict on an option depends only on the option (shape, SKU, count)
     and the decision-wide facts its ``require`` reads, so sensitivity's many re-runs,
-    which change one fact at a time, and batches of similar profiles re-use almost every
-    verdict. A ``require`` that reads no ``option.*`` fact is judged once per SKU.
-    Verdicts are kept per option, and per option set as a bit mask of the options a
-    rule eliminates. Every key holds all a verdict depends on: the rule's id and its
+    which change one fact at a time, and batches of similar profiles re-use most
+    verdicts. A ``require`` that reads no ``option.*`` fact is judged once per card
+    model (and kept or bought) for each value of the facts it reads; one that does is
+    judged over the whole option set at once, by columns
+    (:mod:`gpuadvisor.engine.columns`), and kept on the set as a bit mask of the options
+    it eliminates. Every key holds all a verdict depends on: the rule's id and its
     ``require`` source, the value of each decision fact the ``require`` reads, and the
-    option (whose facts follow from the catalog the memo was made for). Bounded.
+    option set or card (whose facts follow from the catalog the memo was made for).
+    Bounded.
     """
 
     MAX_VERDICTS = 200_000
@@ -75,7 +79,9 @@ class ConstraintMemo:
         self.catalog = catalog
         self.policy = policy
         self.sku_facts = {sku.id: sku_facts(sku) for sku in catalog.skus}
-        self._tables: dict[tuple[object, ...], dict[object, bool]] = {}
+        self._tables: dict[tuple[object, ...], dict[tuple[str, bool], bool]] = {}
+        #: Each per-option constraint's column form, by rule id and source.
+        self._columns: dict[tuple[object, ...], Callable[[Rows, Mapping[str, Value]], int]] = {}
         self._option_sets: dict[Plan, OptionSet] = {}
         self._plans: dict[tuple[Value, ...], Plan] = {}
         self._blocks: dict[tuple[object, ...], Block] = {}
@@ -142,55 +148,22 @@ class ConstraintMemo:
         found = options.masks.get(key)
         if found is not None:
             return found
-        table = self._tables.setdefault(key, {})
         mask = 0
-        for block, offset in options.blocks:
-            local = block.verdicts.get(key)
-            if local is None:
-                local = block.verdicts[key] = self._judge_block(rule, facts, block, table, key)
-                self._size += 1
-            if local:
-                mask |= local << offset
-        options.masks[key] = mask
-        self._size += 1
-        return mask
-
-    def _judge_block(
-        self,
-        rule: Rule,
-        facts: Mapping[str, Value],
-        block: Block,
-        table: dict[object, bool],
-        key: tuple[object, ...],
-    ) -> int:
-        """The options of ``block`` the rule does not accept. Options (or, for a rule
-        that reads no option fact, cards) that show it the same values are judged once:
-        ``table`` holds the verdicts by what the rule sees."""
-        require = rule.require
-        assert require is not None
-        local = 0
         if rule.require_per_option:
-            names = rule.require_local_names
-            bit = 1
-            for option in block.options:
-                signature = option.signatures.get(names) or self._signature(rule, option)
-                # An option shared by several blocks is judged once per key.
-                verdicts = option.verdicts
-                ok = verdicts.get(key)
-                if ok is None:
-                    ok = table.get(signature)
-                    if ok is None:
-                        ok = table[signature] = all(
-                            require.holds((layer, self.sku_facts[sku.id], facts))
-                            for layer, sku in option.judged()
-                        )
-                    verdicts[key] = ok
-                    self._size += 1
-                if not ok:
-                    local |= bit
-                bit <<= 1
+            judge = self._columns.get(key[:2])
+            if judge is None:
+                judge = self._columns[key[:2]] = compile_columns(require.source)
+            rows = options.rows
+            if rows is None:
+                rows = options.rows = Rows(options.options, self.sku_facts)
+            mask = rows.options_failing(judge(rows, facts))
         else:
-            for card, bits in block.card_bits.items():
+            # Judged once per card model and kept-or-bought, for every set these facts
+            # meet: ``table`` holds the verdicts by card.
+            table = self._tables.get(key)
+            if table is None:
+                table = self._tables[key] = {}
+            for card, bits in options.card_bits.items():
                 ok = table.get(card)
                 if ok is None:
                     sku_id, kept = card
@@ -198,25 +171,10 @@ class ConstraintMemo:
                     ok = table[card] = require.holds((layer, self.sku_facts[sku_id], facts))
                     self._size += 1
                 if not ok:
-                    local |= bits
-        return local
-
-    def _signature(self, rule: Rule, option: Option) -> tuple[object, ...]:
-        """What ``rule``'s ``require`` reads of ``option``: the option and SKU facts it
-        names, for every card judged (kept on the option, by the names read)."""
-        names = rule.require_local_names
-        found = option.signatures.get(names)
-        if found is None:
-            option_names = [n for n in names if n.startswith("option.")]
-            sku_names = [n for n in names if n.startswith("sku.")]
-            found = option.signatures[names] = tuple(
-                (
-                    tuple(layer.get(n) for n in option_names),
-                    tuple(self.sku_facts[sku.id].get(n) for n in sku_names),
-                )
-                for layer, sku in option.judged()
-            )
-        return found
+                    mask |= bits
+        options.masks[key] = mask
+        self._size += 1
+        return mask
 
     def judge(
         self, active: tuple[Rule, ...], facts: Mapping[str, Value]

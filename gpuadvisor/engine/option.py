@@ -36,10 +36,8 @@ class Option:
         "kept_sku",
         "key",
         "shape",
-        "signatures",
         "sku",
         "skus",
-        "verdicts",
         "vram_per_job_gib",
     )
 
@@ -76,10 +74,6 @@ class Option:
         )
         self._facts: dict[str, Value] | None = None
         self._judged: tuple[tuple[Mapping[str, Value], Sku], ...] | None = None
-        #: What each constraint reads of this option, by the names read, and each
-        #: constraint's verdict by its key (kept here by the memo that shares options).
-        self.signatures: dict[tuple[str, ...], tuple[object, ...]] = {}
-        self.verdicts: dict[tuple[object, ...], bool] = {}
 
     def __repr__(self) -> str:
         return f"Option({self.key})"

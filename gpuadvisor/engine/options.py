@@ -330,7 +330,7 @@ def kept_options(plan: Plan, kept_sku: Sku, make: Callable[..., Option] = Option
 
 class OptionMaker:
     """Makes options, one object per distinct option: what a memo holds so that the same
-    option in blocks of different plans shares its facts, signatures and verdicts."""
+    option in blocks of different plans shares its facts and judged cards."""
 
     __slots__ = ("_made",)
 

@@ -3,15 +3,16 @@ cards) and the option set of one plan, made of blocks.
 
 Option ``i`` of a set is bit ``i`` of every mask over it. A block is made once per SKU
 and plan row (:func:`gpuadvisor.engine.options.sku_options`) and shared by every plan
-that has the same row, so a new plan costs a few lookups per SKU, and each constraint's
-verdict on a block is remembered on the block, under the constraint's key, as a mask of
-the block's own options.
+that has the same row, so a new plan costs a few lookups per SKU. Each constraint's
+verdict on a set is remembered on the set, under the constraint's key, as a mask of the
+options it eliminates.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from gpuadvisor.engine.columns import Rows
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.vocabulary import CLASSES, SHAPES, GpuClass, Shape
@@ -35,7 +36,7 @@ class Block:
     """Options of one SKU (or those keeping the host's cards) for one plan row, with the
     cards they judge and their (shape, class) pairs, as masks over the block."""
 
-    __slots__ = ("card_bits", "names", "options", "pair_bits", "verdicts")
+    __slots__ = ("card_bits", "names", "options", "pair_bits")
 
     def __init__(self, options: Sequence[Option]) -> None:
         self.options = tuple(options)
@@ -51,8 +52,6 @@ class Block:
             pair = _PAIR_INDEX[(option.shape, option.sku.segment)]
             pair_bits[pair] = pair_bits.get(pair, 0) | bit
         self.pair_bits = tuple(pair_bits.items())
-        #: Each constraint's failing options here, by the constraint's key.
-        self.verdicts: dict[tuple[object, ...], int] = {}
 
 
 class OptionSet:
@@ -68,6 +67,7 @@ class OptionSet:
         "masks",
         "options",
         "pair_bits",
+        "rows",
         "sku_bits",
         "sku_names",
     )
@@ -97,6 +97,9 @@ class OptionSet:
         #: so nothing can outlive the set or be mistaken for another set's).
         self.masks: dict[tuple[object, ...], int] = {}
         self.best: dict[tuple[object, ...], int | None] = {}
+        #: The cards the options' constraints judge, as columns (made by the memo when
+        #: a per-option constraint first judges the set).
+        self.rows: Rows | None = None
 
     @property
     def pairs(self) -> tuple[tuple[int, ...], ...]:

@@ -1,0 +1,355 @@
+"""A constraint's ``require`` judged over a whole option set at once, as bit masks.
+
+:func:`gpuadvisor.engine.expr.compile_expression` makes a condition that judges one card
+of one option (``holds((option_facts, sku_facts, facts))``). Judging hundreds of options
+that way costs one chain of closure calls per option and per constraint, which is most
+of a fresh decision's time. Here the same condition, already parsed and type-checked by
+``expr``, is evaluated once per option set: every ``option.*`` or ``sku.*`` name becomes
+a column (its value on every judged card, :class:`Rows`), every decision fact stays one
+value, and each operator works on whole columns. Logic stays three-valued: a boolean
+column is a pair of masks (rows where it is true, rows where it is false; a row in
+neither is unknown), and a card passes only where the condition is true.
+
+The two evaluators must agree on every condition the rule language accepts;
+``tests/test_columns.py`` checks every bundled rule, and generated conditions, against
+``holds`` row by row.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.namelist import covers
+from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.rules import OPTION_LAYER, SKU_LAYER, option_layer
+
+
+class Rows:
+    """Every card an option set's constraints judge: the card bought and, where it is
+    another model or nothing is bought, the kept card (see :meth:`Option.judged`).
+    Row ``r`` is bit ``r`` of the masks here; :meth:`options_failing` turns failing rows
+    into failing options."""
+
+    __slots__ = ("_columns", "_owner", "bits", "full", "layers", "one_per_option")
+
+    def __init__(
+        self, options: Sequence[Option], sku_facts: Mapping[str, Mapping[str, Value]]
+    ) -> None:
+        option_rows: list[Mapping[str, Value]] = []
+        sku_rows: list[Mapping[str, Value]] = []
+        owner: list[int] = []
+        for index, option in enumerate(options):
+            for layer, sku in option.judged():
+                option_rows.append(layer)
+                sku_rows.append(sku_facts[sku.id])
+                owner.append(index)
+        #: Indexed by layer (:data:`OPTION_LAYER`, :data:`SKU_LAYER`).
+        self.layers = (option_rows, sku_rows)
+        self._owner = owner
+        self.one_per_option = owner == list(range(len(options)))
+        self.bits = [1 << r for r in range(len(owner))]
+        self.full = (1 << len(owner)) - 1
+        self._columns: dict[str, Column] = {}
+
+    def column(self, name: str) -> Column:
+        """The values of one ``option.*`` or ``sku.*`` fact, row by row."""
+        found = self._columns.get(name)
+        if found is None:
+            source = self.layers[option_layer(name)]
+            found = self._columns[name] = Column([facts.get(name) for facts in source], self)
+        return found
+
+    def options_failing(self, rows: int) -> int:
+        """The options with at least one failing row."""
+        if self.one_per_option:
+            return rows
+        failing = 0
+        owner = self._owner
+        while rows:
+            low = rows & -rows
+            failing |= 1 << owner[low.bit_length() - 1]
+            rows ^= low
+        return failing
+
+
+class Column:
+    """Values row by row, with the mask of rows where the value is known (not null)."""
+
+    __slots__ = ("known", "values")
+
+    def __init__(self, values: list[Value], rows: Rows) -> None:
+        self.values = values
+        self.known = sum(b for b, v in zip(rows.bits, values, strict=True) if v is not None)
+
+
+class Truth:
+    """A boolean column: the rows where it is true and those where it is false."""
+
+    __slots__ = ("false", "true")
+
+    def __init__(self, true: int, false: int) -> None:
+        self.true = true
+        self.false = false
+
+
+#: What a node evaluates to: one value for every row (a decision fact, a literal), a
+#: column, or a boolean column.
+Result = Value | Column | Truth
+Node = Callable[[Rows, Mapping[str, Value]], Result]
+
+
+def _truth(value: Result, rows: Rows) -> Truth:
+    if isinstance(value, Truth):
+        return value
+    if isinstance(value, Column):  # a boolean fact read as a condition
+        bits, values = rows.bits, value.values
+        false = sum(b for b, v in zip(bits, values, strict=True) if v is False)
+        return Truth(value.known & ~false, false)
+    if value is None:
+        return Truth(0, 0)
+    return Truth(0, rows.full) if value is False else Truth(rows.full, 0)
+
+
+def _map(rows: Rows, fn: Callable[..., Value], *args: Result) -> Result:
+    """``fn`` row by row over the arguments (null in, null out); one value when no
+    argument is a column."""
+    if not any(isinstance(a, Column) for a in args):
+        return None if any(a is None for a in args) else fn(*args)
+    count = len(rows.bits)
+    lists = [a.values if isinstance(a, Column) else [a] * count for a in args]
+    values = [None if None in vs else fn(*vs) for vs in zip(*lists, strict=True)]
+    return Column(values, rows)
+
+
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+}
+
+
+def _against(op: type[ast.cmpop], column: Column, value: Any, rows: Rows) -> Truth:
+    """``column <op> value`` for one known value: the common case, one pass per mask."""
+    bits, values = rows.bits, column.values
+    if op is ast.LtE:
+        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v <= value)
+    elif op is ast.GtE:
+        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v >= value)
+    elif op is ast.Lt:
+        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v < value)
+    elif op is ast.Gt:
+        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v > value)
+    elif op is ast.Eq:
+        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v == value)
+    else:
+        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v != value)
+    return Truth(true, column.known & ~true)
+
+
+_MIRROR: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.Eq,
+    ast.NotEq: ast.NotEq,
+    ast.Lt: ast.Gt,
+    ast.LtE: ast.GtE,
+    ast.Gt: ast.Lt,
+    ast.GtE: ast.LtE,
+}
+
+
+def _comparison(op: type[ast.cmpop], a: Result, b: Result, rows: Rows) -> Result:
+    if isinstance(b, Column) and not isinstance(a, Column):
+        a, b, op = b, a, _MIRROR[op]
+    if isinstance(a, Column) and not isinstance(b, Column):
+        return None if b is None else _against(op, a, b, rows)
+    fn = _COMPARE[op]
+    result = _map(rows, fn, a, b)
+    return _truth(result, rows) if isinstance(result, Column) else result
+
+
+def _logic(parts: tuple[Node, ...], *, conj: bool) -> Node:
+    """``and`` (``conj``) or ``or`` of the parts, three-valued: one value decides when
+    it is false (``and``) or true (``or``) everywhere."""
+    stop, other = (False, True) if conj else (True, False)
+
+    def combine(rows: Rows, facts: Mapping[str, Value]) -> Result:
+        values = [part(rows, facts) for part in parts]
+        if any(v is stop for v in values):
+            return stop
+        if all(v is other for v in values):
+            return other
+        truths = [_truth(v, rows) for v in values]
+        if conj:
+            true, false = rows.full, 0
+            for t in truths:
+                true &= t.true
+                false |= t.false
+        else:
+            true, false = 0, rows.full
+            for t in truths:
+                true |= t.true
+                false &= t.false
+        return Truth(true, false)
+
+    return combine
+
+
+_CONSTANTS: dict[str, Value] = {"true": True, "false": False, "null": None}
+
+
+def _literal(node: ast.expr) -> Value:
+    """One item of a literal list (a number, a string, true/false/null)."""
+    if isinstance(node, ast.Name):
+        return _CONSTANTS[node.id]
+    value: Value = ast.literal_eval(node)
+    return value
+
+
+class _Compiler:
+    """Turns the syntax tree of a checked condition into column nodes (what
+    ``expr._Checker`` accepted; nothing else reaches here)."""
+
+    def visit(self, node: ast.expr) -> Node:
+        if isinstance(node, ast.BoolOp):
+            return self._boolop(node)
+        if isinstance(node, ast.UnaryOp):
+            return self._unary(node)
+        if isinstance(node, ast.Compare):
+            return self._compare(node)
+        if isinstance(node, ast.BinOp):
+            return self._binop(node)
+        if isinstance(node, ast.Constant):
+            value = _literal(node)
+            return lambda rows, facts: value
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self._name(node)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        raise ValueError(f"'{ast.unparse(node)}' has no column form")
+
+    def _name(self, node: ast.Name | ast.Attribute) -> Node:
+        parts: list[str] = []
+        current: ast.expr = node
+        while isinstance(current, ast.Attribute):
+            parts.append(current.attr)
+            current = current.value
+        assert isinstance(current, ast.Name)
+        parts.append(current.id)
+        name = ".".join(reversed(parts))
+        if name in _CONSTANTS:
+            constant = _CONSTANTS[name]
+            return lambda rows, facts: constant
+        if option_layer(name) in (OPTION_LAYER, SKU_LAYER):
+            return lambda rows, facts: rows.column(name)
+        return lambda rows, facts: facts.get(name)
+
+    def _boolop(self, node: ast.BoolOp) -> Node:
+        parts = tuple(self.visit(value) for value in node.values)
+        return _logic(parts, conj=isinstance(node.op, ast.And))
+
+    def _unary(self, node: ast.UnaryOp) -> Node:
+        operand = self.visit(node.operand)
+        if isinstance(node.op, ast.Not):
+
+            def negate(rows: Rows, facts: Mapping[str, Value]) -> Result:
+                value = operand(rows, facts)
+                if isinstance(value, (Column, Truth)):
+                    truth = _truth(value, rows)
+                    return Truth(truth.false, truth.true)
+                return None if value is None else not value
+
+            return negate
+        return lambda rows, facts: _map(rows, lambda v: -v, operand(rows, facts))
+
+    def _binop(self, node: ast.BinOp) -> Node:
+        left, right = self.visit(node.left), self.visit(node.right)
+        ops: dict[type[ast.operator], Callable[[Any, Any], Value]] = {
+            ast.Add: lambda a, b: a + b,
+            ast.Sub: lambda a, b: a - b,
+            ast.Mult: lambda a, b: a * b,
+            ast.Div: lambda a, b: a / b if b else None,
+        }
+        op = ops[type(node.op)]
+        return lambda rows, facts: _map(rows, op, left(rows, facts), right(rows, facts))
+
+    def _compare(self, node: ast.Compare) -> Node:
+        operands = tuple(
+            None if isinstance(o, (ast.List, ast.Tuple)) else self.visit(o)
+            for o in (node.left, *node.comparators)
+        )
+        steps: list[Node] = []
+        for index, op in enumerate(node.ops):
+            a, b = operands[index], operands[index + 1]
+            assert a is not None
+            if isinstance(op, (ast.In, ast.NotIn)):
+                steps.append(self._member(op, a, node.comparators[index]))
+            else:
+                assert b is not None
+                steps.append(self._one(type(op), a, b))
+        return steps[0] if len(steps) == 1 else _logic(tuple(steps), conj=True)
+
+    @staticmethod
+    def _one(op: type[ast.cmpop], a: Node, b: Node) -> Node:
+        return lambda rows, facts: _comparison(op, a(rows, facts), b(rows, facts), rows)
+
+    @staticmethod
+    def _member(op: ast.cmpop, item: Node, listed: ast.expr) -> Node:
+        assert isinstance(listed, (ast.List, ast.Tuple))
+        members = frozenset(_literal(e) for e in listed.elts)
+        negate = isinstance(op, ast.NotIn)
+
+        def member(rows: Rows, facts: Mapping[str, Value]) -> Result:
+            value = item(rows, facts)
+            result = _map(rows, lambda v: (v in members) is not negate, value)
+            return _truth(result, rows) if isinstance(result, Column) else result
+
+        return member
+
+    def _call(self, node: ast.Call) -> Node:
+        assert isinstance(node.func, ast.Name)
+        name = node.func.id
+        args = tuple(self.visit(arg) for arg in node.args)
+        if name == "known":
+            (arg,) = args
+
+            def known(rows: Rows, facts: Mapping[str, Value]) -> Result:
+                value = arg(rows, facts)
+                if isinstance(value, Column):
+                    return Truth(value.known, rows.full & ~value.known)
+                return value is not None
+
+            return known
+        if name == "covers":
+            offered, needed = args
+
+            def covering(rows: Rows, facts: Mapping[str, Value]) -> Result:
+                def both(a: Value, b: Value) -> Value:
+                    ok = isinstance(a, str) and isinstance(b, str)
+                    return covers(str(a), str(b)) if ok else None
+
+                result = _map(rows, both, offered(rows, facts), needed(rows, facts))
+                return _truth(result, rows) if isinstance(result, Column) else result
+
+            return covering
+        if name == "abs":
+            (arg,) = args
+            return lambda rows, facts: _map(rows, abs, arg(rows, facts))
+        pick = min if name == "min" else max
+        return lambda rows, facts: _map(rows, lambda *v: pick(v), *(a(rows, facts) for a in args))
+
+
+def compile_columns(source: str) -> Callable[[Rows, Mapping[str, Value]], int]:
+    """The rows of a :class:`Rows` where the checked condition ``source`` is not true,
+    as a mask (what :meth:`Expression.holds` rejects, row by row)."""
+    tree = ast.parse(" ".join(source.split()), mode="eval")
+    node = _Compiler().visit(tree.body)
+
+    def failing(rows: Rows, facts: Mapping[str, Value]) -> int:
+        return rows.full & ~_truth(node(rows, facts), rows).true
+
+    return failing
