@@ -15,16 +15,19 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from gpuadvisor.engine.columns import Rows, compile_columns
+from gpuadvisor.engine.columns import compile_columns
 from gpuadvisor.engine.core import Engine
 from gpuadvisor.engine.expr import ExpressionError, Value, compile_expression
-from gpuadvisor.engine.facts import build_facts
+from gpuadvisor.engine.facts import build_facts, sku_facts
 from gpuadvisor.engine.factspec import schema_for
+from gpuadvisor.engine.optionset import OptionSet, Rows
 from gpuadvisor.engine.rules import option_layer
 from gpuadvisor.inputs.profile import Profile
 from tests.test_properties import CATALOGS, RULES, SETTINGS, profiles
 
 ENGINES = {name: Engine(catalog, RULES) for name, catalog in CATALOGS.items()}
+#: Each catalog's SKU facts, worked out here (not the engine's copy).
+SKU_FACTS = {name: {s.id: sku_facts(s) for s in c.skus} for name, c in CATALOGS.items()}
 
 #: Cards already in the host, as the evidence would give them (None: no evidence).
 #: (which catalog entry, how many), the entry taken modulo the catalog's size.
@@ -43,18 +46,17 @@ def _facts(data: dict[str, Any], which: str, host: tuple[int, int] | None) -> di
 
 
 def _rows_holding(
-    source: str, rows: Rows, facts: Mapping[str, Value]
-) -> tuple[int, list[bool | None]]:
-    """The failing rows by ``holds``, row by row, and each row's three-valued value."""
+    source: str, options: OptionSet, facts: Mapping[str, Value], which: str = "bundled"
+) -> int:
+    """The failing rows by ``holds``, card by card: the cards of each option in the
+    set's order (the rows of :class:`Rows`)."""
     expression = compile_expression(source, schema_for("option"), option_layer)
-    failing, values = 0, []
-    option_rows, sku_rows = rows.layers
-    for index, (layer, sku) in enumerate(zip(option_rows, sku_rows, strict=True)):
-        value = expression.evaluate((layer, sku, facts))
-        values.append(value if value is None else bool(value))
-        if value is not True:
+    judged = [(layer, sku) for option in options.options for layer, sku in option.judged()]
+    failing = 0
+    for index, (layer, sku) in enumerate(judged):
+        if not expression.holds((layer, SKU_FACTS[which][sku.id], facts)):
             failing |= 1 << index
-    return failing, values
+    return failing
 
 
 @pytest.mark.parametrize("which", sorted(CATALOGS))
@@ -66,10 +68,10 @@ def test_every_constraint_judges_alike_by_columns_and_by_rows(
     facts = _facts(data, which, host)
     memo = ENGINES[which].memo
     options = memo.option_set(facts)
-    rows = Rows(options.options, memo.sku_facts)
+    rows = Rows(options, memo.sku_facts)
     for rule in RULES.constraints:
         assert rule.require is not None
-        expected, _ = _rows_holding(rule.require.source, rows, facts)
+        expected = _rows_holding(rule.require.source, options, facts, which)
         assert compile_columns(rule.require.source)(rows, facts) == expected, rule.id
 
 
@@ -90,10 +92,11 @@ def test_a_kept_card_of_another_model_is_its_own_row() -> None:
     facts = _facts(data, "bundled", (index, 1))
     memo = ENGINES["bundled"].memo
     options = memo.option_set(facts)
-    rows = Rows(options.options, memo.sku_facts)
-    assert not rows.one_per_option
+    rows = Rows(options, memo.sku_facts)
+    assert sum(len(o.judged()) for o in options.options) > len(options.options)
     source = "sku.cooling != 'open-air'"
-    failing_rows, _ = _rows_holding(source, rows, facts)
+    failing_rows = _rows_holding(source, options, facts)
+    assert compile_columns(source)(rows, facts) == failing_rows
     failing = rows.options_failing(failing_rows)
     for index, option in enumerate(options.options):
         open_air = any(sku.cooling == "open-air" for _, sku in option.judged())
@@ -190,6 +193,7 @@ def test_generated_conditions_judge_alike(
         assume(False)
     facts = _facts(data, "bundled", host)
     memo = ENGINES["bundled"].memo
-    rows = Rows(memo.option_set(facts).options, memo.sku_facts)
-    expected, _ = _rows_holding(condition, rows, facts)
+    options = memo.option_set(facts)
+    rows = Rows(options, memo.sku_facts)
+    expected = _rows_holding(condition, options, facts)
     assert compile_columns(condition)(rows, facts) == expected, condition

@@ -63,15 +63,31 @@ def card_fit(
     sku: Sku, facts: Mapping[str, Value], policy: Policy, *, usable: float | None = None
 ) -> CardFit:
     """The fit of ``sku`` for these facts (``usable``: a measured figure instead)."""
+    space = usable if usable is not None else usable_gib(sku, ecc_wanted(facts), policy)
+    return card_fits((sku,), (space,), facts, policy)[0]
+
+
+def card_fits(
+    skus: tuple[Sku, ...], usable: tuple[float, ...], facts: Mapping[str, Value], policy: Policy
+) -> list[CardFit]:
+    """The fit of each SKU for these facts, given each one's usable memory."""
     kind = str(facts["workload.kind"])
+    if not policy.shares_cards(kind):
+        label = policy.counts_label(kind)
+        return [
+            CardFit(space, sku.vram_gib if label else space, 1)
+            for sku, space in zip(skus, usable, strict=True)
+        ]
     need = number(facts, "workload.vram_need_gib")
     jobs = int(number(facts, "workload.concurrent_jobs"))
-    space = usable if usable is not None else usable_gib(sku, ecc_wanted(facts), policy)
-    basis = sku.vram_gib if policy.counts_label(kind) else space
-    if not policy.shares_cards(kind):
-        return CardFit(space, basis, 1)
-    fits = policy.jobs_per_card(kind, need, basis)
-    return CardFit(space, basis, max(1, min(fits, jobs)))
+    footprint = policy.job_footprint_gib(kind, need)
+    label = policy.counts_label(kind)
+    fits = []
+    for sku, space in zip(skus, usable, strict=True):
+        basis = sku.vram_gib if label else space
+        held = policy.jobs_in(basis, footprint)
+        fits.append(CardFit(space, basis, max(1, min(held, jobs))))
+    return fits
 
 
 def per_job_gib(fit: CardFit) -> float:

@@ -18,61 +18,13 @@ The two evaluators must agree on every condition the rule language accepts;
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.namelist import covers
-from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.optionset import Rows
 from gpuadvisor.engine.rules import OPTION_LAYER, SKU_LAYER, option_layer
-
-
-class Rows:
-    """Every card an option set's constraints judge: the card bought and, where it is
-    another model or nothing is bought, the kept card (see :meth:`Option.judged`).
-    Row ``r`` is bit ``r`` of the masks here; :meth:`options_failing` turns failing rows
-    into failing options."""
-
-    __slots__ = ("_columns", "_owner", "bits", "full", "layers", "one_per_option")
-
-    def __init__(
-        self, options: Sequence[Option], sku_facts: Mapping[str, Mapping[str, Value]]
-    ) -> None:
-        option_rows: list[Mapping[str, Value]] = []
-        sku_rows: list[Mapping[str, Value]] = []
-        owner: list[int] = []
-        for index, option in enumerate(options):
-            for layer, sku in option.judged():
-                option_rows.append(layer)
-                sku_rows.append(sku_facts[sku.id])
-                owner.append(index)
-        #: Indexed by layer (:data:`OPTION_LAYER`, :data:`SKU_LAYER`).
-        self.layers = (option_rows, sku_rows)
-        self._owner = owner
-        self.one_per_option = owner == list(range(len(options)))
-        self.bits = [1 << r for r in range(len(owner))]
-        self.full = (1 << len(owner)) - 1
-        self._columns: dict[str, Column] = {}
-
-    def column(self, name: str) -> Column:
-        """The values of one ``option.*`` or ``sku.*`` fact, row by row."""
-        found = self._columns.get(name)
-        if found is None:
-            source = self.layers[option_layer(name)]
-            found = self._columns[name] = Column([facts.get(name) for facts in source], self)
-        return found
-
-    def options_failing(self, rows: int) -> int:
-        """The options with at least one failing row."""
-        if self.one_per_option:
-            return rows
-        failing = 0
-        owner = self._owner
-        while rows:
-            low = rows & -rows
-            failing |= 1 << owner[low.bit_length() - 1]
-            rows ^= low
-        return failing
 
 
 class Column:
@@ -82,7 +34,7 @@ class Column:
 
     def __init__(self, values: list[Value], rows: Rows) -> None:
         self.values = values
-        self.known = sum(b for b, v in zip(rows.bits, values, strict=True) if v is not None)
+        self.known = rows.known(values)
 
 
 class Truth:
@@ -245,7 +197,7 @@ class _Compiler:
             constant = _CONSTANTS[name]
             return lambda rows, facts: constant
         if option_layer(name) in (OPTION_LAYER, SKU_LAYER):
-            return lambda rows, facts: rows.column(name)
+            return lambda rows, facts: Column(rows.column(name), rows)
         return lambda rows, facts: facts.get(name)
 
     def _boolop(self, node: ast.BoolOp) -> Node:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from gpuadvisor.engine.capacity import ecc_wanted, usable_gib
-from gpuadvisor.engine.columns import Rows, compile_columns
+from gpuadvisor.engine.columns import compile_columns
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import sku_facts
 from gpuadvisor.engine.option import Option
@@ -28,7 +28,7 @@ from gpuadvisor.engine.options import (
     plan_inputs,
     sku_options,
 )
-from gpuadvisor.engine.optionset import BOUGHT, KEPT, PAIRS, Block, OptionSet, bit_indices
+from gpuadvisor.engine.optionset import BOUGHT, KEPT, PAIRS, Block, OptionSet, Rows, bit_indices
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import RANK_READS, rank_key
 from gpuadvisor.engine.rules import Rule
@@ -155,7 +155,7 @@ class ConstraintMemo:
                 judge = self._columns[key[:2]] = compile_columns(require.source)
             rows = options.rows
             if rows is None:
-                rows = options.rows = Rows(options.options, self.sku_facts)
+                rows = options.rows = Rows(options, self.sku_facts)
             mask = rows.options_failing(judge(rows, facts))
         else:
             # Judged once per card model and kept-or-bought, for every set these facts

@@ -32,6 +32,7 @@ class Option:
         "cards_per_job",
         "count",
         "jobs_served",
+        "judged_cards",
         "kept",
         "kept_sku",
         "key",
@@ -72,6 +73,13 @@ class Option:
             f"{shape}:{sku.id}:{count}:{kept_id}:{kept}:{jobs_served}:"
             f"{vram_per_job_gib!r}:{cards_per_job}:{action}"
         )
+        #: The cards a constraint judges (see :meth:`judged`): the card bought, and the
+        #: kept card when it is another model or nothing is bought, with whether it is
+        #: kept.
+        judged: list[tuple[Sku, bool]] = [(sku, False)] if count else []
+        if self.kept_sku is not None and (self.kept_sku.id != sku.id or not count):
+            judged.append((self.kept_sku, True))
+        self.judged_cards: tuple[tuple[Sku, bool], ...] = tuple(judged)
         self._facts: dict[str, Value] | None = None
         self._judged: tuple[tuple[Mapping[str, Value], Sku], ...] | None = None
 
@@ -110,21 +118,8 @@ class Option:
     def facts(self) -> Mapping[str, Value]:
         """The ``option.*`` facts, built once (options are shared by the engine's memo)."""
         if self._facts is None:
-            self._facts = {
-                "option.shape": self.shape,
-                "option.gpu_count": self.cards,
-                "option.new_gpu_count": self.count,
-                "option.kept_gpu_count": self.kept,
-                "option.total_price_usd": self.total_price_usd,
-                "option.total_power_w": self.total_power_w,
-                "option.vram_per_job_gib": self.vram_per_job_gib,
-                "option.total_slots": self.total_slots,
-                "option.open_air_cards": self.open_air_cards,
-                "option.jobs_served": self.jobs_served,
-                "option.cards_per_job": self.cards_per_job,
-                "option.mixed_models": len(self.skus) > 1,
-                "option.card_is_kept": self.count == 0,
-            }
+            self._facts = {name: read(self) for name, read in OPTION_FACTS.items()}
+            self._facts[CARD_IS_KEPT] = self.count == 0
         return self._facts
 
     def judged(self) -> tuple[tuple[Mapping[str, Value], Sku], ...]:
@@ -133,10 +128,31 @@ class Option:
         ``option.card_is_kept`` is true: a rule about purchases may let it pass)."""
         if self._judged is None:
             facts = self.facts()
-            judged: list[tuple[Mapping[str, Value], Sku]] = []
-            if self.count:
-                judged.append((facts, self.sku))
-            if self.kept_sku is not None and (self.kept_sku.id != self.sku.id or not self.count):
-                judged.append(({**facts, "option.card_is_kept": True}, self.kept_sku))
-            self._judged = tuple(judged)
+            self._judged = tuple(
+                ({**facts, CARD_IS_KEPT: True} if kept else facts, sku)
+                for sku, kept in self.judged_cards
+            )
         return self._judged
+
+
+#: The one option fact that differs between the cards of an option: whether the card
+#: judged is one already in the host (see :meth:`Option.judged`).
+CARD_IS_KEPT = "option.card_is_kept"
+
+#: Every other ``option.*`` fact and how it is read off an option: one table, so the
+#: facts a rule sees of one option (:meth:`Option.facts`) and the columns the engine
+#: judges a whole set by (:mod:`gpuadvisor.engine.columns`) cannot differ.
+OPTION_FACTS: dict[str, Callable[[Option], Value]] = {
+    "option.shape": lambda o: o.shape,
+    "option.gpu_count": lambda o: o.cards,
+    "option.new_gpu_count": lambda o: o.count,
+    "option.kept_gpu_count": lambda o: o.kept,
+    "option.total_price_usd": lambda o: o.total_price_usd,
+    "option.total_power_w": lambda o: o.total_power_w,
+    "option.vram_per_job_gib": lambda o: o.vram_per_job_gib,
+    "option.total_slots": lambda o: o.total_slots,
+    "option.open_air_cards": lambda o: o.open_air_cards,
+    "option.jobs_served": lambda o: o.jobs_served,
+    "option.cards_per_job": lambda o: o.cards_per_job,
+    "option.mixed_models": lambda o: len(o.skus) > 1,
+}

@@ -14,7 +14,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 
-from gpuadvisor.engine.capacity import CardFit, card_fit, existing_cards, per_job_gib
+from gpuadvisor.engine.capacity import (
+    CardFit,
+    card_fit,
+    card_fits,
+    ecc_wanted,
+    existing_cards,
+    per_job_gib,
+    usable_gib,
+)
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Action, Option
 from gpuadvisor.engine.policy import Policy
@@ -87,10 +95,10 @@ def option_plan(
     per_job_cards = int(_number(facts, "workload.gpus_per_job"))
     data_parallel = facts["workload.parallelism"] == "data-parallel"
     sharded = facts["workload.sharded_data_parallel"] is True
-    fits = []
-    for index, sku in enumerate(skus):
-        fit = card_fit(sku, facts, policy, usable=usable[index] if usable else None)
-        fits.append((fit.per_card, fit.usable_gib, fit.basis_gib))
+    if usable is None:
+        wanted = ecc_wanted(facts)
+        usable = tuple(usable_gib(sku, wanted, policy) for sku in skus)
+    fits = [(f.per_card, f.usable_gib, f.basis_gib) for f in card_fits(skus, usable, facts, policy)]
     existing: tuple[object, ...] = ()
     found = existing_cards(facts, skus)
     if found is not None:

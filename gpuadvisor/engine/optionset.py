@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from gpuadvisor.engine.columns import Rows
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.vocabulary import CLASSES, SHAPES, GpuClass, Shape
@@ -36,22 +35,79 @@ class Block:
     """Options of one SKU (or those keeping the host's cards) for one plan row, with the
     cards they judge and their (shape, class) pairs, as masks over the block."""
 
-    __slots__ = ("card_bits", "names", "options", "pair_bits")
+    __slots__ = ("card_bits", "names", "one_per_option", "options", "pair_bits")
 
     def __init__(self, options: Sequence[Option]) -> None:
         self.options = tuple(options)
         self.card_bits: dict[tuple[str, bool], int] = {}
         self.names: dict[str, str] = {}
         pair_bits: dict[int, int] = {}
+        #: The option of each card judged, by its index in the block.
+        owners: list[int] = []
         for index, option in enumerate(self.options):
             bit = 1 << index
-            for layer, sku in option.judged():
-                card = (sku.id, layer["option.card_is_kept"] is True)
+            for sku, kept in option.judged_cards:
+                card = (sku.id, kept)
                 self.card_bits[card] = self.card_bits.get(card, 0) | bit
                 self.names[sku.id] = sku.name
+                owners.append(index)
             pair = _PAIR_INDEX[(option.shape, option.sku.segment)]
             pair_bits[pair] = pair_bits.get(pair, 0) | bit
         self.pair_bits = tuple(pair_bits.items())
+        #: Whether every option judges one card.
+        self.one_per_option = owners == list(range(len(self.options)))
+
+
+class Rows:
+    """Every card an option set's constraints judge, in the set's order (each option's
+    :meth:`Option.judged` cards): row ``r`` is bit ``r`` of a row mask, and
+    :meth:`options_failing` turns failing rows into failing options."""
+
+    __slots__ = ("_columns", "_owner", "bits", "full", "layers")
+
+    def __init__(self, options: OptionSet, sku_facts: Mapping[str, Mapping[str, Value]]) -> None:
+        option_rows: list[Mapping[str, Value]] = []
+        sku_rows: list[Mapping[str, Value]] = []
+        owner: list[int] = []
+        for index, option in enumerate(options.options):
+            for layer, sku in option.judged():
+                option_rows.append(layer)
+                sku_rows.append(sku_facts[sku.id])
+                owner.append(index)
+        #: The facts of each row: the option's (as the card judged sees them), the SKU's.
+        self.layers = (option_rows, sku_rows)
+        #: The option of each row, unless every option has exactly one row.
+        one_each = all(block.one_per_option for block, _ in options.blocks)
+        self._owner = None if one_each else owner
+        self.bits = [1 << r for r in range(len(owner))]
+        self.full = (1 << len(owner)) - 1
+        self._columns: dict[str, list[Value]] = {}
+
+    def column(self, name: str) -> list[Value]:
+        """The values of one ``option.*`` or ``sku.*`` fact, row by row."""
+        found = self._columns.get(name)
+        if found is None:
+            source = self.layers[0 if name.startswith("option.") else 1]
+            found = self._columns[name] = [facts.get(name) for facts in source]
+        return found
+
+    def known(self, values: list[Value]) -> int:
+        """The rows where ``values`` holds a value (not null)."""
+        if None not in values:
+            return self.full
+        return sum(b for b, v in zip(self.bits, values, strict=True) if v is not None)
+
+    def options_failing(self, rows: int) -> int:
+        """The options with at least one failing row."""
+        owner = self._owner
+        if owner is None:
+            return rows
+        failing = 0
+        while rows:
+            low = rows & -rows
+            failing |= 1 << owner[low.bit_length() - 1]
+            rows ^= low
+        return failing
 
 
 class OptionSet:

@@ -217,8 +217,16 @@ class Policy(_Strict):
 
     def jobs_per_card(self, kind: str, need_gib: float, basis_gib: float) -> int:
         """Jobs of ``need_gib`` (each with its headroom) that ``basis_gib`` holds."""
-        per_job = need_gib + self.headroom_gib(kind, need_gib)
-        return max(0, math.floor(basis_gib / per_job + 1e-9))
+        return self.jobs_in(basis_gib, self.job_footprint_gib(kind, need_gib))
+
+    def job_footprint_gib(self, kind: str, need_gib: float) -> float:
+        """Memory one job takes on a card: its need and its headroom."""
+        return need_gib + self.headroom_gib(kind, need_gib)
+
+    @staticmethod
+    def jobs_in(basis_gib: float, footprint_gib: float) -> int:
+        """Jobs of ``footprint_gib`` each that ``basis_gib`` holds."""
+        return max(0, math.floor(basis_gib / footprint_gib + 1e-9))
 
     # -- power ----------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gpuadvisor.engine.expr import Expression, ExpressionError, compile_expression
 from gpuadvisor.engine.factspec import FACTS_BY_NAME, schema_for
+from gpuadvisor.engine.option import CARD_IS_KEPT
 from gpuadvisor.engine.policy import POLICY_FILE, Policy, bundled_policy, read_policy
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.inputs.cache import Document, bundled_documents
@@ -192,8 +193,8 @@ class RuleBase:
         return tuple(r for r in self.rules if not r.is_constraint)
 
 
-#: The one option fact a card-level constraint may read (see :attr:`Rule.require_per_option`).
-CARD_IS_KEPT = "option.card_is_kept"
+#: The one option fact a card-level constraint may read (see :attr:`Rule.require_per_option`):
+#: :data:`gpuadvisor.engine.option.CARD_IS_KEPT`.
 
 #: Layers a ``require`` condition reads: (option facts, SKU facts, decision facts).
 OPTION_LAYER, SKU_LAYER, DECISION_LAYER = 0, 1, 2
