@@ -49,19 +49,15 @@ def profile_facts(profile: Profile) -> dict[str, Value]:
     return values
 
 
-def _catalog_apps(catalog: Catalog) -> set[str]:
-    return {app_key(c.app) for sku in catalog.skus for c in sku.certified_for}
-
-
 def isv_apps_known(apps: Iterable[str], catalog: Catalog) -> tuple[str, ...]:
     """The named applications (as named) whose hardware list the catalog holds."""
-    held = _catalog_apps(catalog)
+    held = catalog.certified_app_keys
     return tuple(dict.fromkeys(a for a in apps if app_key(a) in held))
 
 
 def isv_apps_unknown(apps: Iterable[str], catalog: Catalog) -> tuple[str, ...]:
     """The named applications the catalog holds no hardware list for."""
-    held = _catalog_apps(catalog)
+    held = catalog.certified_app_keys
     return tuple(dict.fromkeys(a for a in apps if app_key(a) not in held))
 
 

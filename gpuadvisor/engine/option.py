@@ -29,6 +29,8 @@ class Option:
         "_facts",
         "_judged",
         "action",
+        "bandwidth_gbs",
+        "cards",
         "cards_per_job",
         "count",
         "jobs_served",
@@ -36,9 +38,13 @@ class Option:
         "kept",
         "kept_sku",
         "key",
+        "open_air_cards",
         "shape",
         "sku",
         "skus",
+        "total_power_w",
+        "total_price_usd",
+        "total_slots",
         "vram_per_job_gib",
     )
 
@@ -80,40 +86,27 @@ class Option:
         if self.kept_sku is not None and (self.kept_sku.id != sku.id or not count):
             judged.append((self.kept_sku, True))
         self.judged_cards: tuple[tuple[Sku, bool], ...] = tuple(judged)
+        # What the option comes to, worked out once (options are shared by the memo):
+        held = self.kept_sku
+        #: Cards the option runs on: those bought and those kept.
+        self.cards = count + kept
+        #: Cards bought × price; None when the SKU's price is on quote (nothing bought
+        #: costs nothing, whatever the price).
+        self.total_price_usd: float | None = (
+            0.0 if count == 0 else unpriced_or(sku.price_usd, lambda price: price * count)
+        )
+        self.total_power_w: float = sku.tdp_w * count + (held.tdp_w * kept if held else 0.0)
+        self.total_slots: float = sku.slot_width * count + (held.slot_width * kept if held else 0.0)
+        self.open_air_cards = (count if sku.cooling == "open-air" else 0) + (
+            kept if held is not None and held.cooling == "open-air" else 0
+        )
+        #: The slowest card's memory bandwidth (a job on it runs at its pace).
+        self.bandwidth_gbs = min(s.memory_bandwidth_gbs for s in self.skus)
         self._facts: dict[str, Value] | None = None
         self._judged: tuple[tuple[Mapping[str, Value], Sku], ...] | None = None
 
     def __repr__(self) -> str:
         return f"Option({self.key})"
-
-    @property
-    def cards(self) -> int:
-        """Cards the option runs on: those bought and those kept."""
-        return self.count + self.kept
-
-    @property
-    def total_price_usd(self) -> float | None:
-        """Cards bought × price; None when the SKU's price is on quote (nothing bought
-        costs nothing, whatever the price)."""
-        if self.count == 0:
-            return 0.0
-        return unpriced_or(self.sku.price_usd, lambda price: price * self.count)
-
-    @property
-    def total_power_w(self) -> float:
-        kept = self.kept_sku.tdp_w * self.kept if self.kept_sku else 0.0
-        return self.sku.tdp_w * self.count + kept
-
-    @property
-    def total_slots(self) -> float:
-        kept = self.kept_sku.slot_width * self.kept if self.kept_sku else 0.0
-        return self.sku.slot_width * self.count + kept
-
-    @property
-    def open_air_cards(self) -> int:
-        new = self.count if self.sku.cooling == "open-air" else 0
-        kept = self.kept if self.kept_sku and self.kept_sku.cooling == "open-air" else 0
-        return new + kept
 
     def facts(self) -> Mapping[str, Value]:
         """The ``option.*`` facts, built once (options are shared by the engine's memo)."""

@@ -111,7 +111,7 @@ def _throughput(option: Option, facts: Mapping[str, Value], speed: float, scalin
 
 def bandwidth(option: Option) -> float:
     """The slowest card's memory bandwidth (a job on it runs at its pace)."""
-    return min(s.memory_bandwidth_gbs for s in option.skus)
+    return option.bandwidth_gbs
 
 
 def rank_terms(

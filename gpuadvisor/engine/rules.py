@@ -127,6 +127,8 @@ class Rule:
     placeholders: tuple[str, ...] = field(init=False)
     #: The option.* and sku.* facts ``require`` reads (what it sees of one option).
     require_local_names: tuple[str, ...] = field(init=False)
+    #: Facts shown as the evidence of a finding: those read, then those listed.
+    fact_names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", self.data.id)
@@ -146,6 +148,8 @@ class Rule:
             "require_local_names",
             tuple(n for n in local if n.startswith(("option.", "sku."))),
         )
+        shown = [*self.when.names, *reads, *self.data.evidence]
+        object.__setattr__(self, "fact_names", tuple(dict.fromkeys(shown)))
         texts = self.data.rationale + self.data.action
         object.__setattr__(self, "placeholders", tuple(dict.fromkeys(PLACEHOLDER.findall(texts))))
 
@@ -156,15 +160,6 @@ class Rule:
     @property
     def kind(self) -> RuleKind:
         return rule_kind(self.data)
-
-    @property
-    def fact_names(self) -> tuple[str, ...]:
-        """Facts shown as the evidence of a finding: those read, then those listed."""
-        names = list(self.when.names)
-        if self.require is not None:
-            names += [n for n in self.require.names if FACTS_BY_NAME[n].scope == "global"]
-        names += list(self.data.evidence)
-        return tuple(dict.fromkeys(names))
 
 
 @dataclass(frozen=True)

@@ -224,6 +224,13 @@ class Catalog:
     skus: tuple[Sku, ...]
     version: str
     overlays: tuple[str, ...] = field(default=())
+    #: Every application some SKU's certification list names, as :func:`app_key` matches
+    #: names (worked out once: each decision looks the profile's applications up here).
+    certified_app_keys: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        keys = frozenset(app_key(c.app) for sku in self.skus for c in sku.certified_for)
+        object.__setattr__(self, "certified_app_keys", keys)
 
     def get(self, sku_id: str) -> Sku:
         for sku in self.skus:
