@@ -37,7 +37,7 @@ from gpuadvisor.engine.facts import DERIVED_READS, derive_facts
 from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
-from gpuadvisor.engine.ranking import rank_options
+from gpuadvisor.engine.ranking import rank_inputs, rank_options
 from gpuadvisor.engine.rules import Rule, RuleBase
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
@@ -108,12 +108,25 @@ def pair_order(
     )
 
 
-def run_core(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo) -> Core:
+#: The preference rules that fire and the constraint rules that apply, for one set of facts.
+Conditions = tuple[tuple[Rule, ...], tuple[Rule, ...]]
+
+
+def conditions_of(facts: Mapping[str, Value], rules: RuleBase) -> Conditions:
+    """Which preferences fire and which constraints apply (their ``when`` holds)."""
+    return (
+        tuple(rule for rule in rules.preferences if rule.when.holds(facts)),
+        tuple(rule for rule in rules.constraints if rule.when.holds(facts)),
+    )
+
+
+def run_core(
+    facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo, conditions: Conditions
+) -> Core:
     """The whole conclusion for these facts: fired rules, every option with the
     constraints that eliminate it, each (shape, class) pair's ranked options, the chosen
-    pair and the runner-up."""
-    fired = tuple(rule for rule in rules.preferences if rule.when.holds(facts))
-    active = tuple(rule for rule in rules.constraints if rule.when.holds(facts))
+    pair and the runner-up. ``conditions`` is :func:`conditions_of` these facts."""
+    fired, active = conditions
     shape_scores, class_scores = _scores(fired)
     options, verdicts = memo.judge(active, facts)
     eliminated = 0
@@ -175,7 +188,7 @@ class Outcome(NamedTuple):
         return (self.shape, self.class_, top.sku.id, top.count, top.kept)
 
 
-def outcome_of(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo) -> Outcome:
+def outcome_of(facts: Mapping[str, Value], memo: ConstraintMemo, conditions: Conditions) -> Outcome:
     """``run_core(facts, ...).outcome()`` and its top option, computed without phrasing
     material: no per-option elimination lists, only each pair's first-ranked option.
 
@@ -183,17 +196,17 @@ def outcome_of(facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo
     :func:`run_core`, equal to a memo-free oracle over generated profiles.
     """
     memo.bound()
-    fired = tuple(rule for rule in rules.preferences if rule.when.holds(facts))
+    fired, active = conditions
     shape_scores, class_scores = _scores(fired)
     options = memo.option_set(facts)
     eliminated = 0
-    for rule in rules.constraints:
-        if rule.when.holds(facts):
-            eliminated |= memo.mask(rule, facts, options)
+    for rule in active:
+        eliminated |= memo.mask(rule, facts, options)
     alive = options.full & ~eliminated
     best: tuple[tuple[float, ...], Shape, GpuClass, Option | None] | None = None
+    ranking = rank_inputs(facts)
     for pair, (shape, gpu_class) in enumerate(PAIRS):
-        top = memo.best(pair, alive, options, facts)
+        top = memo.best(pair, alive, options, facts, ranking)
         key = pair_order(
             shape_scores[shape] + class_scores[gpu_class], shape, gpu_class, top, facts
         )
@@ -217,28 +230,47 @@ class Engine:
     long as its engine.
     """
 
-    __slots__ = ("_derived", "catalog", "memo", "rules")
+    __slots__ = ("_conditions", "_derived", "_reads", "catalog", "memo", "rules")
+
+    #: Bound on each of the engine's own caches (derived facts, conditions).
+    MAX_ENTRIES = 4096
 
     def __init__(self, catalog: Catalog, rules: RuleBase) -> None:
         self.catalog = catalog
         self.rules = rules
         self.memo = ConstraintMemo(catalog, rules.policy)
         self._derived: dict[tuple[Value, ...], dict[str, Value]] = {}
+        #: Every fact a rule's ``when`` reads: equal values, equal conditions.
+        self._reads = tuple(sorted({n for rule in rules.rules for n in rule.when.names}))
+        self._conditions: dict[tuple[Value, ...], Conditions] = {}
 
     def prepare(self, facts: Mapping[str, Value]) -> dict[str, Value]:
         """The facts with the policy's derived facts worked out from them."""
         key = tuple(facts.get(name) for name in DERIVED_READS)
         derived = self._derived.get(key)
         if derived is None:
-            if len(self._derived) > 4096:
+            if len(self._derived) > self.MAX_ENTRIES:
                 self._derived.clear()
             derived = self._derived[key] = derive_facts(facts, self.rules.policy, self.catalog)
         return {**facts, **derived}
 
+    def conditions(self, facts: Mapping[str, Value]) -> Conditions:
+        """Which preferences fire and which constraints apply, for prepared facts (a
+        re-run that changes a fact no ``when`` reads finds them here)."""
+        key = tuple(facts.get(name) for name in self._reads)
+        found = self._conditions.get(key)
+        if found is None:
+            if len(self._conditions) > self.MAX_ENTRIES:
+                self._conditions.clear()
+            found = self._conditions[key] = conditions_of(facts, self.rules)
+        return found
+
     def run(self, facts: Mapping[str, Value]) -> Core:
         """Everything concluded from these facts (what a decision is phrased from)."""
-        return run_core(self.prepare(facts), self.rules, self.memo)
+        prepared = self.prepare(facts)
+        return run_core(prepared, self.rules, self.memo, self.conditions(prepared))
 
     def outcome(self, facts: Mapping[str, Value]) -> Outcome:
         """Only what the answer comes to (shape, class, first pick), computed faster."""
-        return outcome_of(self.prepare(facts), self.rules, self.memo)
+        prepared = self.prepare(facts)
+        return outcome_of(prepared, self.memo, self.conditions(prepared))

@@ -30,7 +30,7 @@ from gpuadvisor.engine.options import (
 )
 from gpuadvisor.engine.optionset import BOUGHT, KEPT, PAIRS, Block, OptionSet, Rows, bit_indices
 from gpuadvisor.engine.policy import Policy
-from gpuadvisor.engine.ranking import RANK_READS, rank_key
+from gpuadvisor.engine.ranking import rank_key
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.inputs.catalog import Catalog
 
@@ -192,11 +192,17 @@ class ConstraintMemo:
         return options, tuple(Verdict(rule.id, self.mask(rule, facts, options)) for rule in ordered)
 
     def best(
-        self, pair: int, alive: int, options: OptionSet, facts: Mapping[str, Value]
+        self,
+        pair: int,
+        alive: int,
+        options: OptionSet,
+        facts: Mapping[str, Value],
+        ranking: tuple[Value, ...],
     ) -> Option | None:
-        """The first-ranked option of one pair among the ``alive`` ones."""
+        """The first-ranked option of one pair among the ``alive`` ones; ``ranking`` is
+        :func:`gpuadvisor.engine.ranking.rank_inputs` of ``facts``."""
         here = options.pair_bits[pair] & alive
-        key = (pair, here, *(facts.get(n) for n in RANK_READS))
+        key = (pair, here, ranking)
         if key in options.best:
             found = options.best[key]
             return None if found is None else options.options[found]

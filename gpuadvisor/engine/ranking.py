@@ -47,6 +47,11 @@ RANK_READS = (
 )
 
 
+def rank_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
+    """The values of :data:`RANK_READS`: equal values, equal rankings."""
+    return tuple(facts.get(n) for n in RANK_READS)
+
+
 def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
     """Throughput figure that matters for the workload: tensor FP16 for ML, FP32 else."""
     if facts["workload.kind"] in ("training", "inference", "mixed"):

@@ -21,9 +21,6 @@ from typing import Literal, NamedTuple
 from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import FACTS_BY_NAME
-from gpuadvisor.engine.options import generate_options
-from gpuadvisor.engine.policy import Policy
-from gpuadvisor.inputs.catalog import Catalog
 
 #: Inputs scanned, in the order reported.
 NUMERIC_INPUTS = (
@@ -139,19 +136,21 @@ OPTION_INPUTS = (
 
 
 def _grid(
-    name: str, current: float, catalog: Catalog, facts: Mapping[str, Value], policy: Policy
+    name: str, current: float, engine: Engine, facts: Mapping[str, Value]
 ) -> tuple[list[float], list[float]]:
-    """Candidate values above (ascending) and below (descending) the current one."""
+    """Candidate values above (ascending) and below (descending) the current one
+    (``facts``: prepared, as the engine ran on them)."""
+    catalog, policy = engine.catalog, engine.rules.policy
     if name == "workload.vram_need_gib":
         sizes = {sku.vram_gib for sku in catalog.skus}
         values = sizes | {s + 0.5 for s in sizes} | {s * 0.9 for s in sizes}
     elif name == "budget.max_usd":
-        options = generate_options(catalog.skus, facts, policy)
+        options = engine.memo.option_set(facts).options
         # Options on quote have no total: no price step to find.
         totals = {t for o in options if (t := o.total_price_usd) is not None}
         values = totals | {t - 1 for t in totals if t > 1}
     elif name == "platform.psu_headroom_w":
-        powers = {o.total_power_w for o in generate_options(catalog.skus, facts, policy)}
+        powers = {o.total_power_w for o in engine.memo.option_set(facts).options}
         keep = 1 - policy.power.transient_margin
         values = {p / keep for p in powers} | {0.8 * p / keep for p in powers}
     else:
@@ -208,8 +207,6 @@ def scan(engine: Engine, core: Core) -> list[Flip]:
     """Each input that can matter, re-run up and down (or to its other choices)."""
     base_facts = dict(core.facts)
     base = core.outcome()
-    catalog = engine.catalog
-    policy = engine.rules.policy
     results: list[Flip] = []
 
     def outcome_at(name: str, value: Value) -> Outcome:
@@ -265,7 +262,7 @@ def scan(engine: Engine, core: Core) -> list[Flip]:
             continue
         if name in PARALLEL_ONLY and base_facts.get("workload.parallelism") == "none":
             continue
-        up, down = _grid(name, float(current), catalog, base_facts, policy)
+        up, down = _grid(name, float(current), engine, base_facts)
         numeric(name, float(current), "up", up)
         numeric(name, float(current), "down", down)
     for name in CHOICE_INPUTS:
