@@ -72,7 +72,10 @@ def test_every_constraint_judges_alike_by_columns_and_by_rows(
     for rule in RULES.constraints:
         assert rule.require is not None
         expected = _rows_holding(rule.require.source, options, facts, which)
-        assert compile_columns(rule.require.source)(rows, facts) == expected, rule.id
+        failing = compile_columns(rule.require.source)
+        assert failing(rows, facts) == expected, rule.id
+        # Judged again, the set's numeric columns are compared by bisection.
+        assert failing(rows, facts) == expected, rule.id
 
 
 def test_a_kept_card_of_another_model_is_its_own_row() -> None:
@@ -102,6 +105,15 @@ def test_a_kept_card_of_another_model_is_its_own_row() -> None:
         open_air = any(sku.cooling == "open-air" for _, sku in option.judged())
         assert bool(failing >> index & 1) == open_air, option
 
+
+#: Conditions on numeric columns against one decision fact, at every comparison.
+CONDITIONS_AT_A_LIMIT = [
+    f"option.{column} {op} budget.max_usd"
+    for column in ("total_price_usd", "total_power_w", "vram_per_job_gib")
+    for op in ("<", "<=", ">", ">=")
+] + ["sku.nvenc * 1000 >= budget.max_usd", "budget.max_usd > sku.price_usd"]
+#: Thresholds: round prices and powers that options' totals hit exactly (ties).
+THRESHOLDS = [0.0, 1.0, 24.0, 350.0, 450.0, 1599.0, 1600.0, 1999.0, 2000.0, 8000.0, 1e6]
 
 #: Facts a generated condition reads: option and SKU columns (some null on some rows),
 #: and decision facts (some null).
@@ -196,4 +208,24 @@ def test_generated_conditions_judge_alike(
     options = memo.option_set(facts)
     rows = Rows(options, memo.sku_facts)
     expected = _rows_holding(condition, options, facts)
-    assert compile_columns(condition)(rows, facts) == expected, condition
+    failing = compile_columns(condition)
+    assert failing(rows, facts) == expected, condition
+    assert failing(rows, facts) == expected, condition  # by bisection
+
+
+@given(data=profiles, host=HOSTS, limits=st.lists(st.sampled_from(THRESHOLDS), min_size=2))
+@SETTINGS
+def test_bisection_judges_each_threshold_alike(
+    data: dict[str, Any], host: tuple[int, int] | None, limits: list[float]
+) -> None:
+    """One set judged at many thresholds (what the what-would-change scan does): from
+    the second on, by bisection of the sorted column, ties and nulls included."""
+    facts = _facts(data, "bundled", host)
+    memo = ENGINES["bundled"].memo
+    options = memo.option_set(facts)
+    rows = Rows(options, memo.sku_facts)
+    for source in CONDITIONS_AT_A_LIMIT:
+        failing = compile_columns(source)
+        for limit in limits:
+            at = {**facts, "budget.max_usd": limit}
+            assert failing(rows, at) == _rows_holding(source, options, at), (source, limit)

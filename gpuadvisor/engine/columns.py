@@ -18,6 +18,7 @@ The two evaluators must agree on every condition the rule language accepts;
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,11 +31,13 @@ from gpuadvisor.engine.rules import OPTION_LAYER, SKU_LAYER, option_layer
 class Column:
     """Values row by row, with the mask of rows where the value is known (not null)."""
 
-    __slots__ = ("known", "values")
+    __slots__ = ("known", "name", "values")
 
-    def __init__(self, values: list[Value], rows: Rows) -> None:
+    def __init__(self, values: list[Value], rows: Rows, name: str | None = None) -> None:
         self.values = values
         self.known = rows.known(values)
+        #: The fact the column holds (None for one worked out from others).
+        self.name = name
 
 
 class Truth:
@@ -87,7 +90,19 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
 
 
 def _against(op: type[ast.cmpop], column: Column, value: Any, rows: Rows) -> Truth:
-    """``column <op> value`` for one known value: the common case, one pass per mask."""
+    """``column <op> value`` for one known value: the common case, one pass per mask,
+    or a bisection of the sorted column when the set has been judged before."""
+    order = None
+    if column.name is not None and op in _ORDERED and isinstance(value, (int, float)):
+        order = rows.ordered(column.name)
+    if order is not None:
+        values_up, prefix = order
+        if op is ast.LtE or op is ast.Gt:
+            below = prefix[bisect_right(values_up, value)]
+        else:
+            below = prefix[bisect_left(values_up, value)]
+        true = below if op in (ast.Lt, ast.LtE) else column.known & ~below
+        return Truth(true, column.known & ~true)
     bits, values = rows.bits, column.values
     if op is ast.LtE:
         true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v <= value)
@@ -103,6 +118,8 @@ def _against(op: type[ast.cmpop], column: Column, value: Any, rows: Rows) -> Tru
         true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v != value)
     return Truth(true, column.known & ~true)
 
+
+_ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 _MIRROR: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Eq: ast.Eq,
@@ -197,7 +214,7 @@ class _Compiler:
             constant = _CONSTANTS[name]
             return lambda rows, facts: constant
         if option_layer(name) in (OPTION_LAYER, SKU_LAYER):
-            return lambda rows, facts: Column(rows.column(name), rows)
+            return lambda rows, facts: Column(rows.column(name), rows, name)
         return lambda rows, facts: facts.get(name)
 
     def _boolop(self, node: ast.BoolOp) -> Node:

@@ -202,15 +202,15 @@ class ConstraintMemo:
         """The first-ranked option of one pair among the ``alive`` ones; ``ranking`` is
         :func:`gpuadvisor.engine.ranking.rank_inputs` of ``facts``."""
         here = options.pair_bits[pair] & alive
+        if not here:
+            return None
+        if not here & (here - 1):  # one option left: it is the first
+            return options.options[here.bit_length() - 1]
         key = (pair, here, ranking)
-        if key in options.best:
-            found = options.best[key]
-            return None if found is None else options.options[found]
-        candidates = bit_indices(here)
-        index: int | None = None
-        if candidates:
-            rank = rank_key([options.options[i] for i in candidates], facts, self.policy)
-            index = min(candidates, key=lambda i: rank(options.options[i]))
-        options.best[key] = index
-        self._size += 1
-        return None if index is None else options.options[index]
+        index = options.best.get(key)
+        if index is None:
+            indices = bit_indices(here)
+            rank = rank_key([options.options[i] for i in indices], facts, self.policy)
+            index = options.best[key] = min(indices, key=lambda i: rank(options.options[i]))
+            self._size += 1
+        return options.options[index]

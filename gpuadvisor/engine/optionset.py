@@ -63,7 +63,7 @@ class Rows:
     :meth:`Option.judged` cards): row ``r`` is bit ``r`` of a row mask, and
     :meth:`options_failing` turns failing rows into failing options."""
 
-    __slots__ = ("_columns", "_owner", "bits", "full", "layers")
+    __slots__ = ("_columns", "_orders", "_owner", "bits", "full", "layers")
 
     def __init__(self, options: OptionSet, sku_facts: Mapping[str, Mapping[str, Value]]) -> None:
         option_rows: list[Mapping[str, Value]] = []
@@ -82,6 +82,32 @@ class Rows:
         self.bits = [1 << r for r in range(len(owner))]
         self.full = (1 << len(owner)) - 1
         self._columns: dict[str, list[Value]] = {}
+        #: Per numeric column: None once asked for (built when asked again), then its
+        #: known values in ascending order and, for each position, the rows before it.
+        self._orders: dict[str, tuple[list[float], list[int]] | None] = {}
+
+    def ordered(self, name: str) -> tuple[list[float], list[int]] | None:
+        """A numeric column sorted, for comparisons with one value by bisection: its
+        known values ascending and ``prefix[k]``, the mask of the rows holding the
+        ``k`` smallest. Made the second time a set compares the column (a re-run with
+        a new threshold), so a set judged once pays nothing for it."""
+        if name not in self._orders:
+            self._orders[name] = None
+            return None
+        found = self._orders[name]
+        if found is None:
+            pairs = sorted(
+                (v, b)
+                for b, v in zip(self.bits, self.column(name), strict=True)
+                if isinstance(v, (int, float))
+            )
+            prefix = [0]
+            mask = 0
+            for _, bit in pairs:
+                mask |= bit
+                prefix.append(mask)
+            found = self._orders[name] = ([v for v, _ in pairs], prefix)
+        return found
 
     def column(self, name: str) -> list[Value]:
         """The values of one ``option.*`` or ``sku.*`` fact, row by row."""
@@ -152,7 +178,7 @@ class OptionSet:
         #: What the memo worked out for these options (kept here, not by the set's id,
         #: so nothing can outlive the set or be mistaken for another set's).
         self.masks: dict[tuple[object, ...], int] = {}
-        self.best: dict[tuple[object, ...], int | None] = {}
+        self.best: dict[tuple[object, ...], int] = {}
         #: The cards the options' constraints judge, as columns (made by the memo when
         #: a per-option constraint first judges the set).
         self.rows: Rows | None = None
