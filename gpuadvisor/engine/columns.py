@@ -79,6 +79,14 @@ def _map(rows: Rows, fn: Callable[..., Value], *args: Result) -> Result:
     return Column(values, rows)
 
 
+def _values(result: Result, rows: Rows) -> list[Value]:
+    """A result as the values of every row."""
+    if isinstance(result, Column):
+        return result.values
+    assert not isinstance(result, Truth)
+    return [result] * len(rows.bits)
+
+
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Eq: lambda a, b: a == b,
     ast.NotEq: lambda a, b: a != b,
@@ -244,7 +252,21 @@ class _Compiler:
             ast.Div: lambda a, b: a / b if b else None,
         }
         op = ops[type(node.op)]
-        return lambda rows, facts: _map(rows, op, left(rows, facts), right(rows, facts))
+        symbol = type(node.op).__name__
+
+        def arithmetic(rows: Rows, facts: Mapping[str, Value]) -> Result:
+            a, b = left(rows, facts), right(rows, facts)
+            # A named column with one value (``option.total_power_w * 0.8``) is itself a
+            # column of the set, kept by name (and sorted when compared again).
+            column, value = (a, b) if isinstance(a, Column) else (b, a)
+            if isinstance(column, Column) and column.name and not isinstance(value, Column):
+                side = "l" if column is a else "r"
+                name = f"({column.name} {symbol}{side} {value!r})"
+                values = rows.derived(name, lambda: _values(_map(rows, op, a, b), rows))
+                return Column(values, rows, name)
+            return _map(rows, op, a, b)
+
+        return arithmetic
 
     def _compare(self, node: ast.Compare) -> Node:
         operands = tuple(

@@ -30,7 +30,7 @@ from gpuadvisor.engine.options import (
 )
 from gpuadvisor.engine.optionset import BOUGHT, KEPT, PAIRS, Block, OptionSet, Rows, bit_indices
 from gpuadvisor.engine.policy import Policy
-from gpuadvisor.engine.ranking import rank_key
+from gpuadvisor.engine.ranking import group_fastest, rank_key
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.inputs.catalog import Catalog
 
@@ -210,7 +210,22 @@ class ConstraintMemo:
         index = options.best.get(key)
         if index is None:
             indices = bit_indices(here)
-            rank = rank_key([options.options[i] for i in indices], facts, self.policy)
-            index = options.best[key] = min(indices, key=lambda i: rank(options.options[i]))
+            group = [options.options[i] for i in indices]
+            fastest = group_fastest(group)
+            # An option's rank key depends on it, the ranking facts and the group's
+            # fastest card alone: kept per set, so re-runs rank from remembered keys.
+            keys = options.rank_keys.get((ranking, fastest))
+            if keys is None:
+                keys = options.rank_keys[(ranking, fastest)] = {}
+                self._size += 1
+            rank = rank_key(group, facts, self.policy, fastest=fastest)
+
+            def key_of(i: int) -> tuple[tuple[float, ...], str]:
+                found = keys.get(i)
+                if found is None:
+                    found = keys[i] = rank(options.options[i])
+                return found
+
+            index = options.best[key] = min(indices, key=key_of)
             self._size += 1
         return options.options[index]

@@ -10,7 +10,7 @@ options it eliminates.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
@@ -109,6 +109,14 @@ class Rows:
             found = self._orders[name] = ([v for v, _ in pairs], prefix)
         return found
 
+    def derived(self, name: str, make: Callable[[], list[Value]]) -> list[Value]:
+        """A column worked out from others (``make``), kept under ``name``, which must
+        say how (it is then a column like a fact's, :meth:`ordered` included)."""
+        found = self._columns.get(name)
+        if found is None:
+            found = self._columns[name] = make()
+        return found
+
     def column(self, name: str) -> list[Value]:
         """The values of one ``option.*`` or ``sku.*`` fact, row by row."""
         found = self._columns.get(name)
@@ -149,6 +157,7 @@ class OptionSet:
         "masks",
         "options",
         "pair_bits",
+        "rank_keys",
         "rows",
         "sku_bits",
         "sku_names",
@@ -179,6 +188,8 @@ class OptionSet:
         #: so nothing can outlive the set or be mistaken for another set's).
         self.masks: dict[tuple[object, ...], int] = {}
         self.best: dict[tuple[object, ...], int] = {}
+        #: Each option's rank key by index, per ranking facts and fastest card.
+        self.rank_keys: dict[tuple[object, ...], dict[int, tuple[tuple[float, ...], str]]] = {}
         #: The cards the options' constraints judge, as columns (made by the memo when
         #: a per-option constraint first judges the set).
         self.rows: Rows | None = None

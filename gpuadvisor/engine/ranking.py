@@ -120,10 +120,16 @@ def bandwidth(option: Option) -> float:
 
 
 def rank_terms(
-    options: list[Option], facts: Mapping[str, Value], policy: Policy
+    options: list[Option],
+    facts: Mapping[str, Value],
+    policy: Policy,
+    *,
+    fastest: float | None = None,
 ) -> Callable[[Option], RankTerms]:
-    """The terms of each option of this group (read once for the group)."""
-    fastest = max((bandwidth(o) for o in options), default=0.0)
+    """The terms of each option of this group (read once for the group). The group
+    counts only through its fastest card (``fastest``, when already known)."""
+    if fastest is None:
+        fastest = group_fastest(options)
     costs = CostTerms(facts)
     sync_heavy = facts.get("workload.sync_heavy") is True
 
@@ -152,12 +158,22 @@ def rank_terms(
     return terms
 
 
+def group_fastest(options: list[Option]) -> float:
+    """The fastest memory bandwidth of a group: all a rank key reads of the group."""
+    return max((bandwidth(o) for o in options), default=0.0)
+
+
 def rank_key(
-    options: list[Option], facts: Mapping[str, Value], policy: Policy
+    options: list[Option],
+    facts: Mapping[str, Value],
+    policy: Policy,
+    *,
+    fastest: float | None = None,
 ) -> Callable[[Option], tuple[tuple[float, ...], str]]:
-    """The sort key of :func:`rank_options` for this group of options."""
+    """The sort key of :func:`rank_options` for this group of options: a function of
+    the option, the facts of :data:`RANK_READS` and the group's fastest card alone."""
     objective = facts["workload.objective"]
-    terms_of = rank_terms(options, facts, policy)
+    terms_of = rank_terms(options, facts, policy, fastest=fastest)
 
     def key(option: Option) -> tuple[tuple[float, ...], str]:
         t = terms_of(option)
