@@ -11,6 +11,8 @@ options it eliminates.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import is_not, methodcaller
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
@@ -82,20 +84,25 @@ class Rows:
         self.bits = [1 << r for r in range(len(owner))]
         self.full = (1 << len(owner)) - 1
         self._columns: dict[str, list[Value]] = {}
-        #: Per numeric column: None once asked for (built when asked again), then its
-        #: known values in ascending order and, for each position, the rows before it.
-        self._orders: dict[str, tuple[list[float], list[int]] | None] = {}
+        #: Per numeric column: how often a comparison asked for it, then (from the
+        #: :data:`SORT_AFTER`-th time) its known values ascending and, for each position,
+        #: the rows before it.
+        self._orders: dict[str, int | tuple[list[float], list[int]]] = {}
+
+    #: Comparisons of one column with one value before it is sorted for bisection: a
+    #: pass over the rows costs a few times less than sorting them, so only a set judged
+    #: again and again (a what-would-change scan) sorts.
+    SORT_AFTER = 4
 
     def ordered(self, name: str) -> tuple[list[float], list[int]] | None:
         """A numeric column sorted, for comparisons with one value by bisection: its
         known values ascending and ``prefix[k]``, the mask of the rows holding the
-        ``k`` smallest. Made the second time a set compares the column (a re-run with
-        a new threshold), so a set judged once pays nothing for it."""
-        if name not in self._orders:
-            self._orders[name] = None
-            return None
-        found = self._orders[name]
-        if found is None:
+        ``k`` smallest (None until the column has been compared often enough)."""
+        found = self._orders.get(name, 0)
+        if isinstance(found, int):
+            if found + 1 < self.SORT_AFTER:
+                self._orders[name] = found + 1
+                return None
             pairs = sorted(
                 (v, b)
                 for b, v in zip(self.bits, self.column(name), strict=True)
@@ -106,7 +113,8 @@ class Rows:
             for _, bit in pairs:
                 mask |= bit
                 prefix.append(mask)
-            found = self._orders[name] = ([v for v, _ in pairs], prefix)
+            sorted_values: list[float] = [v for v, _ in pairs]
+            found = self._orders[name] = (sorted_values, prefix)
         return found
 
     def derived(self, name: str, make: Callable[[], list[Value]]) -> list[Value]:
@@ -122,14 +130,14 @@ class Rows:
         found = self._columns.get(name)
         if found is None:
             source = self.layers[0 if name.startswith("option.") else 1]
-            found = self._columns[name] = [facts.get(name) for facts in source]
+            found = self._columns[name] = list(map(methodcaller("get", name), source))
         return found
 
     def known(self, values: list[Value]) -> int:
         """The rows where ``values`` holds a value (not null)."""
         if None not in values:
             return self.full
-        return sum(b for b, v in zip(self.bits, values, strict=True) if v is not None)
+        return sum(compress(self.bits, map(is_not, values, repeat(None))))
 
     def options_failing(self, rows: int) -> int:
         """The options with at least one failing row."""
