@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from gpuadvisor.engine.costs import lifecycle_cost_usd
@@ -37,6 +38,7 @@ from gpuadvisor.engine.facts import DERIVED_READS, derive_facts
 from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
+from gpuadvisor.engine.optionset import bit_indices
 from gpuadvisor.engine.ranking import rank_inputs, rank_options
 from gpuadvisor.engine.rules import Rule, RuleBase
 from gpuadvisor.inputs.catalog import Catalog
@@ -49,8 +51,15 @@ class PairResult:
     class_: GpuClass
     score: int
     ranked: tuple[Option, ...]
-    #: How many of this pair's options each constraint rule eliminated.
-    elimination_counts: Counter[str]
+    #: The constraints' verdicts and this pair's options (a mask over the same set).
+    verdicts: tuple[Verdict, ...] = field(repr=False, compare=False)
+    within: int = field(repr=False, compare=False)
+
+    @cached_property
+    def elimination_counts(self) -> Counter[str]:
+        """How many of this pair's options each constraint rule eliminated (worked out
+        when asked: most decisions phrase only a few pairs)."""
+        return eliminations(self.verdicts, self.within)
 
 
 @dataclass(frozen=True)
@@ -135,14 +144,15 @@ def run_core(
     alive_bits = options.full & ~eliminated
     pairs: list[PairResult] = []
     for index, (shape, gpu_class) in enumerate(PAIRS):
-        alive = [options.options[i] for i in options.pairs[index] if alive_bits >> i & 1]
+        alive = [options.options[i] for i in bit_indices(options.pair_bits[index] & alive_bits)]
         pairs.append(
             PairResult(
                 shape,
                 gpu_class,
                 shape_scores[shape] + class_scores[gpu_class],
                 tuple(rank_options(alive, facts, memo.policy)),
-                eliminations(verdicts, options.pair_bits[index]),
+                verdicts,
+                options.pair_bits[index],
             )
         )
 

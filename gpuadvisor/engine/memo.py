@@ -17,7 +17,7 @@ from gpuadvisor.engine.capacity import ecc_wanted, usable_gib
 from gpuadvisor.engine.columns import compile_columns
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import sku_facts
-from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.option import PAIRS, Option
 from gpuadvisor.engine.options import (
     OptionMaker,
     Plan,
@@ -28,7 +28,7 @@ from gpuadvisor.engine.options import (
     plan_inputs,
     sku_options,
 )
-from gpuadvisor.engine.optionset import BOUGHT, KEPT, PAIRS, Block, OptionSet, Rows, bit_indices
+from gpuadvisor.engine.optionset import BOUGHT, KEPT, Block, OptionSet, Rows, bit_indices
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import group_fastest, rank_key
 from gpuadvisor.engine.rules import Rule

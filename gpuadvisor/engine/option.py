@@ -8,9 +8,13 @@ from typing import Literal
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.inputs.catalog import Sku
-from gpuadvisor.vocabulary import Shape
+from gpuadvisor.vocabulary import CLASSES, SHAPES, GpuClass, Shape
 
 Action = Literal["new", "add", "replace", "keep"]
+
+#: Every (shape, class) pair, in the order the engine lists them.
+PAIRS: tuple[tuple[Shape, GpuClass], ...] = tuple((s, c) for s in SHAPES for c in CLASSES)
+_PAIR_INDEX = {pair: index for index, pair in enumerate(PAIRS)}
 
 
 def unpriced_or(price: float | None, then: Callable[[float], float]) -> float | None:
@@ -30,6 +34,7 @@ class Option:
         "_judged",
         "action",
         "bandwidth_gbs",
+        "card_keys",
         "cards",
         "cards_per_job",
         "count",
@@ -39,6 +44,7 @@ class Option:
         "kept_sku",
         "key",
         "open_air_cards",
+        "pair",
         "shape",
         "sku",
         "skus",
@@ -86,6 +92,10 @@ class Option:
         if self.kept_sku is not None and (self.kept_sku.id != sku.id or not count):
             judged.append((self.kept_sku, True))
         self.judged_cards: tuple[tuple[Sku, bool], ...] = tuple(judged)
+        #: The same cards as (SKU id, kept), what card-level verdicts are kept by.
+        self.card_keys = tuple((card.id, kept) for card, kept in judged)
+        #: The option's (shape, class) pair, by its index in :data:`PAIRS`.
+        self.pair = _PAIR_INDEX[(shape, sku.segment)]
         # What the option comes to, worked out once (options are shared by the memo):
         held = self.kept_sku
         #: Cards the option runs on: those bought and those kept.

@@ -15,12 +15,7 @@ from itertools import compress, repeat
 from operator import is_not, methodcaller
 
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.option import Option
-from gpuadvisor.vocabulary import CLASSES, SHAPES, GpuClass, Shape
-
-#: Every (shape, class) pair, in the order the engine lists them.
-PAIRS: tuple[tuple[Shape, GpuClass], ...] = tuple((s, c) for s in SHAPES for c in CLASSES)
-_PAIR_INDEX = {pair: index for index, pair in enumerate(PAIRS)}
+from gpuadvisor.engine.option import PAIRS, Option
 
 
 def bit_indices(bits: int) -> list[int]:
@@ -46,15 +41,17 @@ class Block:
         pair_bits: dict[int, int] = {}
         #: The option of each card judged, by its index in the block.
         owners: list[int] = []
+        card_bits = self.card_bits
         for index, option in enumerate(self.options):
             bit = 1 << index
-            for sku, kept in option.judged_cards:
-                card = (sku.id, kept)
-                self.card_bits[card] = self.card_bits.get(card, 0) | bit
-                self.names[sku.id] = sku.name
+            for card in option.card_keys:
+                card_bits[card] = card_bits.get(card, 0) | bit
                 owners.append(index)
-            pair = _PAIR_INDEX[(option.shape, option.sku.segment)]
+            pair = option.pair
             pair_bits[pair] = pair_bits.get(pair, 0) | bit
+        self.names = {
+            card.id: card.name for option in self.options for card, _ in option.judged_cards
+        }
         self.pair_bits = tuple(pair_bits.items())
         #: Whether every option judges one card.
         self.one_per_option = owners == list(range(len(self.options)))
