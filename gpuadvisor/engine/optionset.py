@@ -65,21 +65,21 @@ class Rows:
     __slots__ = ("_columns", "_orders", "_owner", "bits", "full", "layers")
 
     def __init__(self, options: OptionSet, sku_facts: Mapping[str, Mapping[str, Value]]) -> None:
-        option_rows: list[Mapping[str, Value]] = []
-        sku_rows: list[Mapping[str, Value]] = []
-        owner: list[int] = []
-        for index, option in enumerate(options.options):
-            for layer, sku in option.judged():
-                option_rows.append(layer)
-                sku_rows.append(sku_facts[sku.id])
-                owner.append(index)
+        judged = [card for option in options.options for card in option.judged()]
         #: The facts of each row: the option's (as the card judged sees them), the SKU's.
-        self.layers = (option_rows, sku_rows)
+        self.layers: tuple[list[Mapping[str, Value]], list[Mapping[str, Value]]] = (
+            [layer for layer, _ in judged],
+            [sku_facts[sku.id] for _, sku in judged],
+        )
         #: The option of each row, unless every option has exactly one row.
-        one_each = all(block.one_per_option for block, _ in options.blocks)
-        self._owner = None if one_each else owner
-        self.bits = [1 << r for r in range(len(owner))]
-        self.full = (1 << len(owner)) - 1
+        self._owner: list[int] | None = None
+        if not all(block.one_per_option for block, _ in options.blocks):
+            self._owner = [
+                index for index, option in enumerate(options.options) for _ in option.judged()
+            ]
+        count = len(judged)
+        self.bits = list(map((1).__lshift__, range(count)))
+        self.full = (1 << count) - 1
         self._columns: dict[str, list[Value]] = {}
         #: Per numeric column: how often a comparison asked for it, then (from the
         #: :data:`SORT_AFTER`-th time) its known values ascending and, for each position,
