@@ -215,16 +215,22 @@ def outcome_of(facts: Mapping[str, Value], memo: ConstraintMemo, conditions: Con
     alive = options.full & ~eliminated
     best: tuple[tuple[float, ...], Shape, GpuClass, Option | None] | None = None
     ranking = rank_inputs(facts)
+    pair_bits = options.pair_bits
     for pair, (shape, gpu_class) in enumerate(PAIRS):
+        if not pair_bits[pair] & alive:
+            continue  # nothing of this pair is left
         top = memo.best(pair, alive, options, facts, ranking)
-        key = pair_order(
-            shape_scores[shape] + class_scores[gpu_class], shape, gpu_class, top, facts
-        )
-        # Feasible pairs first; among infeasible ones (nothing alive anywhere) the order
-        # alone decides, as in run_core.
-        ranked = (top is None, key)
-        if best is None or ranked < (best[3] is None, best[0]):
+        score = shape_scores[shape] + class_scores[gpu_class]
+        key = pair_order(score, shape, gpu_class, top, facts)
+        if best is None or key < best[0]:
             best = (key, shape, gpu_class, top)
+    if best is None:
+        # Nothing alive anywhere: the order alone decides, as in run_core.
+        for shape, gpu_class in PAIRS:
+            score = shape_scores[shape] + class_scores[gpu_class]
+            key = pair_order(score, shape, gpu_class, None, facts)
+            if best is None or key < best[0]:
+                best = (key, shape, gpu_class, None)
     assert best is not None
     _, shape, gpu_class, top = best
     return Outcome(shape, gpu_class, top)
