@@ -32,29 +32,27 @@ class Block:
     """Options of one SKU (or those keeping the host's cards) for one plan row, with the
     cards they judge and their (shape, class) pairs, as masks over the block."""
 
-    __slots__ = ("card_bits", "names", "one_per_option", "options", "pair_bits")
+    __slots__ = ("card_bits", "one_per_option", "options", "pair_bits")
 
     def __init__(self, options: Sequence[Option]) -> None:
         self.options = tuple(options)
-        self.card_bits: dict[tuple[str, bool], int] = {}
-        self.names: dict[str, str] = {}
+        card_bits: dict[tuple[str, bool], int] = {}
         pair_bits: dict[int, int] = {}
-        #: The option of each card judged, by its index in the block.
-        owners: list[int] = []
-        card_bits = self.card_bits
-        for index, option in enumerate(self.options):
-            bit = 1 << index
-            for card in option.card_keys:
+        one_each = True
+        bit = 1
+        for option in self.options:
+            cards = option.card_keys
+            if len(cards) != 1:
+                one_each = False
+            for card in cards:
                 card_bits[card] = card_bits.get(card, 0) | bit
-                owners.append(index)
             pair = option.pair
             pair_bits[pair] = pair_bits.get(pair, 0) | bit
-        self.names = {
-            card.id: card.name for option in self.options for card, _ in option.judged_cards
-        }
+            bit <<= 1
+        self.card_bits = card_bits
         self.pair_bits = tuple(pair_bits.items())
         #: Whether every option judges one card.
-        self.one_per_option = owners == list(range(len(self.options)))
+        self.one_per_option = one_each
 
 
 class Rows:
@@ -155,6 +153,8 @@ class OptionSet:
 
     __slots__ = (
         "_pairs",
+        "_sku_bits",
+        "_sku_names",
         "best",
         "blocks",
         "card_bits",
@@ -164,17 +164,13 @@ class OptionSet:
         "pair_bits",
         "rank_keys",
         "rows",
-        "sku_bits",
-        "sku_names",
     )
 
     def __init__(self, blocks: Sequence[Block]) -> None:
         self.options: list[Option] = []
         placed: list[tuple[Block, int]] = []
         pair_bits = [0] * len(PAIRS)
-        self.card_bits: dict[tuple[str, bool], int] = {}
-        self.sku_bits: dict[str, int] = {}
-        self.sku_names: dict[str, str] = {}
+        card_bits: dict[tuple[str, bool], int] = {}
         for block in blocks:
             offset = len(self.options)
             placed.append((block, offset))
@@ -182,9 +178,10 @@ class OptionSet:
             for pair, bits in block.pair_bits:
                 pair_bits[pair] |= bits << offset
             for card, bits in block.card_bits.items():
-                self.card_bits[card] = self.card_bits.get(card, 0) | bits << offset
-                self.sku_bits[card[0]] = self.sku_bits.get(card[0], 0) | bits << offset
-            self.sku_names.update(block.names)
+                card_bits[card] = card_bits.get(card, 0) | bits << offset
+        self.card_bits = card_bits
+        self._sku_bits: dict[str, int] | None = None
+        self._sku_names: dict[str, str] | None = None
         self.blocks = tuple(placed)
         self.full = (1 << len(self.options)) - 1
         self.pair_bits = tuple(pair_bits)
@@ -198,6 +195,25 @@ class OptionSet:
         #: The cards the options' constraints judge, as columns (made by the memo when
         #: a per-option constraint first judges the set).
         self.rows: Rows | None = None
+
+    @property
+    def sku_bits(self) -> dict[str, int]:
+        """The options each card model is judged in, by SKU id (kept or bought)."""
+        if self._sku_bits is None:
+            found: dict[str, int] = {}
+            for (sku_id, _), bits in self.card_bits.items():
+                found[sku_id] = found.get(sku_id, 0) | bits
+            self._sku_bits = found
+        return self._sku_bits
+
+    @property
+    def sku_names(self) -> dict[str, str]:
+        """The name of every card model judged, by SKU id."""
+        if self._sku_names is None:
+            self._sku_names = {
+                card.id: card.name for option in self.options for card, _ in option.judged_cards
+            }
+        return self._sku_names
 
     @property
     def pairs(self) -> tuple[tuple[int, ...], ...]:
