@@ -38,8 +38,7 @@ from gpuadvisor.engine.facts import DERIVED_READS, derive_facts
 from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
-from gpuadvisor.engine.optionset import bit_indices
-from gpuadvisor.engine.ranking import rank_inputs, rank_options
+from gpuadvisor.engine.ranking import rank_inputs
 from gpuadvisor.engine.rules import Rule, RuleBase
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
@@ -143,14 +142,14 @@ def run_core(
         eliminated |= verdict.mask
     alive_bits = options.full & ~eliminated
     pairs: list[PairResult] = []
+    ranking = rank_inputs(facts)
     for index, (shape, gpu_class) in enumerate(PAIRS):
-        alive = [options.options[i] for i in bit_indices(options.pair_bits[index] & alive_bits)]
         pairs.append(
             PairResult(
                 shape,
                 gpu_class,
                 shape_scores[shape] + class_scores[gpu_class],
-                tuple(rank_options(alive, facts, memo.policy)),
+                memo.ranked(index, alive_bits, options, facts, ranking),
                 verdicts,
                 options.pair_bits[index],
             )

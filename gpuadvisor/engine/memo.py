@@ -191,6 +191,50 @@ class ConstraintMemo:
         ordered += [r for r in active if r.require_per_option]
         return options, tuple(Verdict(rule.id, self.mask(rule, facts, options)) for rule in ordered)
 
+    def ranked(
+        self,
+        pair: int,
+        alive: int,
+        options: OptionSet,
+        facts: Mapping[str, Value],
+        ranking: tuple[Value, ...],
+    ) -> tuple[Option, ...]:
+        """The ``alive`` options of one pair, best first (what
+        :func:`gpuadvisor.engine.ranking.rank_options` orders them as)."""
+        indices = bit_indices(options.pair_bits[pair] & alive)
+        if len(indices) > 1:
+            indices.sort(key=self._rank(indices, options, facts, ranking))
+        return tuple(options.options[i] for i in indices)
+
+    def _rank(
+        self,
+        indices: list[int],
+        options: OptionSet,
+        facts: Mapping[str, Value],
+        ranking: tuple[Value, ...],
+    ) -> Callable[[int], tuple[tuple[float, ...], str]]:
+        """The rank key of option ``i`` among those of ``indices``. A key depends on the
+        option, the ranking facts and the group's fastest card alone, so keys are kept
+        on the set: re-runs rank from remembered keys."""
+        group = [options.options[i] for i in indices]
+        fastest = group_fastest(group)
+        keys = options.rank_keys.get((ranking, fastest))
+        if keys is None:
+            keys = options.rank_keys[(ranking, fastest)] = {}
+            self._size += 1
+        made: list[Callable[[Option], tuple[tuple[float, ...], str]]] = []
+
+        def key_of(i: int) -> tuple[tuple[float, ...], str]:
+            found = keys.get(i)
+            if found is None:
+                if not made:
+                    made.append(rank_key(group, facts, self.policy, fastest=fastest))
+                found = keys[i] = made[0](options.options[i])
+                self._size += 1
+            return found
+
+        return key_of
+
     def best(
         self,
         pair: int,
@@ -210,22 +254,8 @@ class ConstraintMemo:
         index = options.best.get(key)
         if index is None:
             indices = bit_indices(here)
-            group = [options.options[i] for i in indices]
-            fastest = group_fastest(group)
-            # An option's rank key depends on it, the ranking facts and the group's
-            # fastest card alone: kept per set, so re-runs rank from remembered keys.
-            keys = options.rank_keys.get((ranking, fastest))
-            if keys is None:
-                keys = options.rank_keys[(ranking, fastest)] = {}
-                self._size += 1
-            rank = rank_key(group, facts, self.policy, fastest=fastest)
-
-            def key_of(i: int) -> tuple[tuple[float, ...], str]:
-                found = keys.get(i)
-                if found is None:
-                    found = keys[i] = rank(options.options[i])
-                return found
-
-            index = options.best[key] = min(indices, key=key_of)
+            index = options.best[key] = min(
+                indices, key=self._rank(indices, options, facts, ranking)
+            )
             self._size += 1
         return options.options[index]
