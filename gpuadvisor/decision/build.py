@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
@@ -19,6 +19,7 @@ from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
 from gpuadvisor.decision.market import market_assumptions
 from gpuadvisor.decision.model import (
     Alternative,
+    Capacity,
     Decision,
     EvidenceConflict,
     EvidenceRef,
@@ -51,25 +52,16 @@ from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
+from gpuadvisor.engine.optionset import PAIRS
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import CLASSES, format_value
 
-if TYPE_CHECKING:
-    from gpuadvisor.sizing.estimate import MemoryEstimate
 
-
-def _picks(
-    pair: PairResult,
-    core: Core,
-    engine: Engine,
-    shown: list[tuple[int, Option]],
-    sizing: MemoryEstimate | None,
-    as_of: dt.date | None,
-) -> tuple[Pick, ...]:
-    """The shown options of a pair as picks, each why from its rank terms."""
-    ctx = PickContext(core.facts, engine.rules.policy, list(pair.ranked), sizing, as_of)
+def _picks(shown: list[tuple[int, Option]], ctx: PickContext) -> tuple[Pick, ...]:
+    """The shown options of a pair as picks, each why from its rank terms (``ctx``: the
+    pair's)."""
     return tuple(make_pick(option, rank, ctx) for rank, option in shown)
 
 
@@ -96,7 +88,7 @@ def _reason(core: Core) -> str:
     )
 
 
-def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
+def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | None) -> str:
     top = core.top
     facts = core.facts
     if top is None:
@@ -125,7 +117,6 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
             f"{verb} {shape_phrase(top, facts)} ({format_value(top.sku.vram_gib)} GiB{each}, "
             f"{top.sku.segment} class, {price}): {_reason(core)}."
         )
-    capacity = capacity_of(top, facts)
     if capacity is not None and capacity.shortfall:
         text += (
             f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
@@ -154,7 +145,7 @@ def _rejections(core: Core) -> list[Rejected]:
     winners = {"shape": chosen.shape, "class": chosen.class_}
     # A shape no option was made for (one job: no independent jobs; no data-parallel
     # software: no data-parallel job) is not a purchase this workload could make.
-    made = {core.options.options[i].shape for pair in core.options.pairs for i in pair}
+    made = {shape for (shape, _), bits in zip(PAIRS, core.options.pair_bits, strict=True) if bits}
     groups: list[tuple[str, str]] = [
         ("shape", s) for s in SHAPES if s != chosen.shape and s in made
     ]
@@ -209,9 +200,9 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
     return None
 
 
-def _alternatives(
-    core: Core, engine: Engine, sizing: MemoryEstimate | None, as_of: dt.date | None
-) -> list[Alternative]:
+def _alternatives(core: Core, ctx: PickContext) -> list[Alternative]:
+    """The other pairs, best first, each with its best option (``ctx``: the decision's
+    pick context, regrouped for each pair)."""
     alternatives = []
     for pair in sorted(
         core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
@@ -219,15 +210,13 @@ def _alternatives(
         if pair is core.chosen or not (pair.ranked or pair.elimination_counts):
             continue  # the chosen pair, or a kind of purchase no option was made for
         counts = pair.elimination_counts
-        picks = _picks(
-            pair, core, engine, [(1, pair.ranked[0])] if pair.ranked else [], sizing, as_of
-        )
+        best = make_pick(pair.ranked[0], 1, ctx.regroup(list(pair.ranked))) if pair.ranked else None
         alternatives.append(
             Alternative(
                 shape=pair.shape,
                 class_=pair.class_,
                 score=pair.score,
-                best=picks[0] if picks else None,
+                best=best,
                 eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
             )
         )
@@ -341,24 +330,20 @@ def decide(
     core = engine.run(facts.values)
     objective = str(facts.values["workload.objective"])
     ranking = ranking_text(objective)
-    fixes, findings = findings_of(core, facts, advisor.book)
-    first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
-    findings = [*findings[:first], *engine_findings(core, facts), *findings[first:]]
-    confidence, near_tie = _confidence(core)
     top = core.top
+    capacity = capacity_of(top, core.facts)
+    book = advisor.book
+    fixes, findings = findings_of(core, facts, book)
+    first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
+    more = engine_findings(core, facts, book, capacity)
+    findings = [*findings[:first], *more, *findings[first:]]
+    confidence, near_tie = _confidence(core)
     shown = shown_options(core.chosen.ranked)
-    picks = _picks(core.chosen, core, engine, shown, facts.sizing, as_of)
-    enough = (
-        enough_of(
-            core,
-            PickContext(
-                core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
-            ),
-            *picks[:1],
-        )
-        if picks
-        else None
+    ctx = PickContext(
+        core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
     )
+    picks = _picks(shown, ctx)
+    enough = enough_of(core, ctx, picks[0]) if picks else None
     flips = scan(engine, core) if sensitivity else ()
     return Decision(
         meta=Meta(
@@ -371,19 +356,19 @@ def decide(
             shape=core.chosen.shape,
             class_=core.chosen.class_,
             gpu_count=top.count if top else 0,
-            headline=_headline(core, tuple(fixes)),
+            headline=_headline(core, tuple(fixes), capacity),
             confidence=confidence,
             near_tie=near_tie,
             ranking=ranking,
             action=top.action if top is not None else _action_without_pick(core),
-            capacity=capacity_of(top, core.facts),
+            capacity=capacity,
             existing=existing_of(measured_gpus, core),
         ),
         fix_first=tuple(fixes),
         findings=tuple(findings),
         picks=picks,
         rejected=tuple(_rejections(core)),
-        alternatives=tuple(_alternatives(core, engine, facts.sizing, as_of)),
+        alternatives=tuple(_alternatives(core, ctx)),
         sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
         scores={
             "shape": {str(k): v for k, v in core.shape_scores.items()},
@@ -398,7 +383,7 @@ def decide(
             profile.requirements.isv_apps,
             engine.catalog,
         ),
-        measured=measured_facts(facts),
+        measured=measured_facts(facts, book),
         gpus=measured_gpus,
         vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
         lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
