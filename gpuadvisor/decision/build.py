@@ -9,8 +9,8 @@ the engine only computes. Output models are validated as they are built.
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any
 
 from gpuadvisor import __version__
@@ -53,7 +53,6 @@ from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.engine.optionset import PAIRS
-from gpuadvisor.engine.rules import Rule
 from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import CLASSES, format_value
@@ -129,48 +128,59 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
     return text
 
 
-def _weights(rule: Rule, axis: str) -> Mapping[Any, int]:
-    effect = rule.data.effect
-    weights: Mapping[Any, int] = effect.shape if axis == "shape" else effect.class_
-    return weights
+def _most_eliminating(pairs: list[PairResult], n: int | None = None) -> tuple[str, ...]:
+    """The rules that eliminated most of these pairs' options, ties in the order first
+    met (what ``Counter.most_common`` of the summed counts gives)."""
+    if len(pairs) == 1:
+        return tuple(rid for rid, _ in pairs[0].elimination_counts.most_common(n))
+    counts: dict[str, int] = {}
+    for pair in pairs:
+        for rid, count in pair.elimination_counts.items():
+            counts[rid] = counts.get(rid, 0) + count
+    ranked = sorted(counts.items(), key=itemgetter(1), reverse=True)
+    return tuple(rid for rid, _ in ranked[:n])
 
 
 def _rejections(core: Core) -> list[Rejected]:
     rejected: list[Rejected] = []
     chosen = core.chosen
-    scores: dict[str, Mapping[Any, int]] = {
-        "shape": core.shape_scores,
-        "class": core.class_scores,
-    }
-    winners = {"shape": chosen.shape, "class": chosen.class_}
     # A shape no option was made for (one job: no independent jobs; no data-parallel
     # software: no data-parallel job) is not a purchase this workload could make.
     made = {shape for (shape, _), bits in zip(PAIRS, core.options.pair_bits, strict=True) if bits}
-    groups: list[tuple[str, str]] = [
-        ("shape", s) for s in SHAPES if s != chosen.shape and s in made
+    by_shape: dict[str, list[PairResult]] = {}
+    by_class: dict[str, list[PairResult]] = {}
+    for pair in core.pairs:
+        by_shape.setdefault(pair.shape, []).append(pair)
+        by_class.setdefault(pair.class_, []).append(pair)
+    fired: list[tuple[str, Mapping[Any, int], Mapping[Any, int]]] = [
+        (r.id, r.data.effect.shape, r.data.effect.class_) for r in core.fired
     ]
-    groups += [("class", c) for c in CLASSES if c != chosen.class_]
-    for axis, name in groups:
-        pairs = [p for p in core.pairs if (p.shape if axis == "shape" else p.class_) == name]
-        score = scores[axis][name]
-        winner = scores[axis][winners[axis]]
-        if not any(p.ranked for p in pairs):
-            counts: Counter[str] = Counter()
-            for pair in pairs:
-                counts.update(pair.elimination_counts)
-            because = tuple(rid for rid, _ in counts.most_common(4))
+    groups: list[tuple[str, str, str, Mapping[Any, int], list[PairResult]]] = [
+        ("shape", s, chosen.shape, core.shape_scores, by_shape.get(s, []))
+        for s in SHAPES
+        if s != chosen.shape and s in made
+    ]
+    groups += [
+        ("class", c, chosen.class_, core.class_scores, by_class.get(c, []))
+        for c in CLASSES
+        if c != chosen.class_
+    ]
+    for axis, name, won, scores, pairs in groups:
+        score = scores[name]
+        winner = scores[won]
+        alive = [p for p in pairs if p.ranked]
+        if not alive:
+            because = _most_eliminating(pairs, 4)
             reason = "no option of this kind meets every requirement"
         else:
-            against = [r.id for r in core.fired if _weights(r, axis).get(name, 0) < 0]
-            favour = [r.id for r in core.fired if _weights(r, axis).get(winners[axis], 0) > 0]
+            shape_axis = axis == "shape"
+            against = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(name, 0) < 0]
+            favour = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(won, 0) > 0]
             because = tuple(dict.fromkeys(against + favour))
-            fewer = _serves_fewer(core, [p for p in pairs if p.ranked])
+            fewer = _serves_fewer(core, alive)
             if fewer is not None:
                 reason = fewer
-                limits: Counter[str] = Counter()
-                for pair in pairs:
-                    limits.update(pair.elimination_counts)
-                because = tuple(dict.fromkeys([*(r for r, _ in limits.most_common(4)), *because]))
+                because = tuple(dict.fromkeys([*_most_eliminating(pairs, 4), *because]))
             elif score == winner:
                 reason = (
                     f"tied on score ({score:+d}); lost on the tie-break "
@@ -209,7 +219,6 @@ def _alternatives(core: Core, ctx: PickContext) -> list[Alternative]:
     ):
         if pair is core.chosen or not (pair.ranked or pair.elimination_counts):
             continue  # the chosen pair, or a kind of purchase no option was made for
-        counts = pair.elimination_counts
         best = make_pick(pair.ranked[0], 1, ctx.regroup(list(pair.ranked))) if pair.ranked else None
         alternatives.append(
             Alternative(
@@ -217,7 +226,7 @@ def _alternatives(core: Core, ctx: PickContext) -> list[Alternative]:
                 class_=pair.class_,
                 score=pair.score,
                 best=best,
-                eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
+                eliminated_by=() if pair.ranked else _most_eliminating([pair]),
             )
         )
     return alternatives

@@ -5,6 +5,7 @@ engine's own "nothing fits" finding."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import compress
 from typing import Literal
 
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst
@@ -31,14 +32,6 @@ def _shown(name: str, value: Value) -> str:
     if spec is not None and spec.unit == SHARE_UNIT:
         return format_measure(value, SHARE_UNIT)
     return format_value(value)
-
-
-def exact(value: Value) -> object:
-    """A key part equal only for values shown and written alike: ``1``, ``1.0`` and
-    ``True`` compare equal in Python but read differently, as do ``0.0`` and ``-0.0``."""
-    if value.__class__ is float:
-        return value.hex()
-    return (value.__class__, value)
 
 
 def _evidence_text(values: tuple[FactValue, ...]) -> str:
@@ -69,9 +62,12 @@ class Phrasebook:
     on the value *and the source* of each fact it shows, and the value of each fact a
     placeholder names; that is the key, in full. Two decisions whose evidence holds the
     same numbers from different files get different findings, each citing its own file.
-    A :class:`FactValue` is kept under its name, value (and the value's type), unit and
-    source. Bounded; owned by a :class:`gpuadvisor.decision.build.Advisor`, never by a
-    rule.
+    A :class:`FactValue` is kept under its name, value, unit and source.
+
+    Every value in a key goes with its type, and a float as its exact hex form: ``1``,
+    ``1.0`` and ``True`` are equal in Python but read and serialise differently, as do
+    ``0.0`` and ``-0.0``. Bounded; owned by a :class:`gpuadvisor.decision.build.Advisor`,
+    never by a rule.
     """
 
     MAX_ENTRIES = 4096
@@ -86,7 +82,13 @@ class Phrasebook:
 
     def fact(self, name: str, value: Value, unit: str, source: str) -> FactValue:
         """The fact value as a decision carries it, made once per distinct value."""
-        key = (name, exact(value), unit, source)
+        key = (
+            name,
+            value.__class__,
+            value.hex() if value.__class__ is float else value,
+            unit,
+            source,
+        )
         found = self._facts.get(key)
         if found is None:
             if len(self._facts) >= self.MAX_ENTRIES:
@@ -110,10 +112,14 @@ class Phrasebook:
         names, placeholders = self._shown_names(rule)
         values, sources, shown = facts.values, facts.sources, core.facts
         key: list[object] = [rule.id, effect]
-        for name in names:
-            key += (exact(values.get(name)), sources.get(name))
+        for name in names:  # each value with its type (see above), and its source
+            value = values.get(name)
+            hexed = value.hex() if value.__class__ is float else value
+            key += (value.__class__, hexed, sources.get(name))
         for name in placeholders:
-            key.append(exact(shown.get(name)))
+            value = shown.get(name)
+            hexed = value.hex() if value.__class__ is float else value
+            key += (value.__class__, hexed)
         frozen = tuple(key)
         found = self._entries.get(frozen)
         if found is None:
@@ -174,20 +180,23 @@ def _excluded(core: Core) -> list[tuple[Rule, str]]:
     options = core.options
     masks = {verdict.rule_id: verdict.mask for verdict in core.verdicts}
     found: list[tuple[Rule, str]] = []
-    by_name: list[tuple[str, int]] | None = None
+    names: list[str] = []
+    bits: list[int] = []
     total = len(options.options)
     for rule in core.active_constraints:
         mask = masks.get(rule.id, 0)
         if not mask:
             continue
-        if by_name is None:  # the card models' names, each with its options' bits
+        if not names:  # the card models' names, sorted, each with its options' bits
             merged: dict[str, int] = {}
-            for sku_id, bits in options.sku_bits.items():
+            for sku_id, sku_bits in options.sku_bits.items():
                 name = options.sku_names[sku_id]
-                merged[name] = merged.get(name, 0) | bits
-            by_name = sorted(merged.items())
-        names = [name for name, bits in by_name if bits & mask]
-        sample = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+                merged[name] = merged.get(name, 0) | sku_bits
+            for name in sorted(merged):
+                names.append(name)
+                bits.append(merged[name])
+        hit = list(compress(names, map(mask.__and__, bits)))
+        sample = ", ".join(hit[:3]) + (f" and {len(hit) - 3} more" if len(hit) > 3 else "")
         found.append((rule, f"excluded {mask.bit_count()} of {total} options ({sample})"))
     return found
 

@@ -326,17 +326,7 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
     # The options no constraint eliminated are those the pairs rank, each in one pair.
     served = top.jobs_served
     candidates = [o for pair in core.pairs for o in pair.ranked if o.jobs_served >= served]
-    costs = ctx.costs
-    cheapest = min(
-        candidates,
-        key=lambda o: (
-            _unpriced_last(o.total_price_usd),
-            _unpriced_last(costs.lifecycle_usd(o)),
-            o.cards,
-            o.sku.id,
-            o.key,
-        ),
-    )
+    cheapest = _cheapest(candidates, ctx.costs)
     pick = make_pick(cheapest, None, ctx.regroup([cheapest]))
     facts = ctx.facts
     phrase = "buying nothing" if cheapest.count == 0 else shape_phrase(cheapest, facts)
@@ -366,6 +356,18 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
         same_as_top=False,
         extra_usd=None if extra is None else round(extra, 2),
         text=text,
+    )
+
+
+def _cheapest(candidates: list[Option], costs: CostTerms) -> Option:
+    """The option cheapest to buy, then to run over its life, then on the fewest cards
+    (then by id, so the choice never depends on the order options come in). The running
+    cost is worked out only for the options tied on the price."""
+    prices = [(_unpriced_last(o.total_price_usd), o) for o in candidates]
+    low = min(price for price, _ in prices)
+    return min(
+        (o for price, o in prices if price == low),
+        key=lambda o: (_unpriced_last(costs.lifecycle_usd(o)), o.cards, o.sku.id, o.key),
     )
 
 
