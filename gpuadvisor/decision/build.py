@@ -210,13 +210,15 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
     return None
 
 
+#: The order of pairs of one score: the simpler shape, then the class (CLASSES' order).
+_PAIR_RANK = {(s, c): (SHAPES.index(s), CLASSES.index(c)) for s in SHAPES for c in CLASSES}
+
+
 def _alternatives(core: Core, ctx: PickContext) -> list[Alternative]:
     """The other pairs, best first, each with its best option (``ctx``: the decision's
     pick context, regrouped for each pair)."""
     alternatives = []
-    for pair in sorted(
-        core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
-    ):
+    for pair in sorted(core.pairs, key=lambda p: (-p.score, _PAIR_RANK[p.shape, p.class_])):
         if pair is core.chosen or not (pair.ranked or pair.elimination_counts):
             continue  # the chosen pair, or a kind of purchase no option was made for
         best = make_pick(pair.ranked[0], 1, ctx.regroup(list(pair.ranked))) if pair.ranked else None
