@@ -131,14 +131,20 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
 def _most_eliminating(pairs: list[PairResult], n: int | None = None) -> tuple[str, ...]:
     """The rules that eliminated most of these pairs' options, ties in the order first
     met (what ``Counter.most_common`` of the summed counts gives)."""
+    counts: Mapping[str, int]
     if len(pairs) == 1:
-        return tuple(rid for rid, _ in pairs[0].elimination_counts.most_common(n))
-    counts: dict[str, int] = {}
-    for pair in pairs:
-        for rid, count in pair.elimination_counts.items():
-            counts[rid] = counts.get(rid, 0) + count
-    ranked = sorted(counts.items(), key=itemgetter(1), reverse=True)
-    return tuple(rid for rid, _ in ranked[:n])
+        counts = pairs[0].elimination_counts
+    else:
+        summed: dict[str, int] = {}
+        for pair in pairs:
+            for rid, count in pair.elimination_counts.items():
+                summed[rid] = summed.get(rid, 0) + count
+        counts = summed
+    ranked = sorted(counts.items(), key=_COUNT, reverse=True)
+    return tuple(map(_RULE, ranked if n is None else ranked[:n]))
+
+
+_COUNT, _RULE = itemgetter(1), itemgetter(0)
 
 
 def _rejections(core: Core) -> list[Rejected]:

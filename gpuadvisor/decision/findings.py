@@ -81,15 +81,16 @@ def _no_fit(core: Core) -> Finding:
 
 #: The host facts a decision lists as measured, with their units.
 _MEASURED = tuple((s.name, s.unit) for s in HOST_FACTS if s.name != "host.evidence_present")
+_MEASURED_NAMES = tuple(name for name, _ in _MEASURED)
 
 
 def measured_facts(facts: FactSet, book: Phrasebook | None = None) -> tuple[FactValue, ...]:
     """Every host fact the evidence gave, with its source file."""
-    book = Phrasebook() if book is None else book
-    values, sources = facts.values, facts.sources
-    found = []
-    for name, unit in _MEASURED:
-        value = values.get(name)
-        if value is not None:
-            found.append(book.fact(name, value, unit, sources.get(name, "evidence")))
-    return tuple(found)
+    fact = (Phrasebook() if book is None else book).fact
+    sources = facts.sources
+    values = map(facts.values.get, _MEASURED_NAMES)
+    return tuple(
+        fact(name, value, unit, sources.get(name, "evidence"))
+        for (name, unit), value in zip(_MEASURED, values, strict=True)
+        if value is not None
+    )

@@ -167,7 +167,8 @@ class Phrasebook:
         """The card models of these options with the sentences made for them, kept under
         every card's id, name and option bits (never under the set's identity)."""
         cards = options.sku_bits
-        key = (len(options.options), tuple(cards.items()), tuple(map(options.sku_names.get, cards)))
+        names = tuple(map(options.sku_names.get, cards))
+        key = (len(options.options), tuple(cards), tuple(cards.values()), names)
         found = self._excluded.get(key)
         if found is None:
             if len(self._excluded) >= self.MAX_OPTION_SETS:
