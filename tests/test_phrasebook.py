@@ -120,6 +120,23 @@ def test_a_finding_is_kept_apart_by_the_value_a_placeholder_names(
     assert (after.rationale, after.action) != (before.rationale, before.action)
 
 
+def test_a_finding_is_kept_apart_by_the_type_of_a_value_it_shows(
+    bundled: tuple[Catalog, RuleBase],
+) -> None:
+    """``2`` and ``2.0`` (or ``0.0`` and ``-0.0``) are equal in Python but written apart."""
+    core, facts = _core(bundled)
+    rule = _constraint(core)
+    name = rule.fact_names[0]
+    book = Phrasebook()
+    effect = "excluded 1 of 2 options (A)"
+    found = []
+    for value in (2, 2.0, True, 0.0, -0.0):
+        shown = dataclasses.replace(facts, values={**facts.values, name: value})
+        finding = book.phrase(rule, core, shown, effect)
+        found.append(next(f for f in finding.facts if f.name == name).model_dump_json())
+    assert len(set(found)) == 5
+
+
 @pytest.mark.parametrize(
     ("one", "other"),
     [(1, 1.0), (1, True), (0, False), (0.0, -0.0), (1.5, "1.5"), (None, "unknown")],
