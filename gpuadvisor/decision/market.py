@@ -44,9 +44,8 @@ def market_fields(sku: Sku, as_of: dt.date | None) -> dict[str, Any]:
 
 def _deciding_fields(objective: str, active: Iterable[Rule]) -> tuple[str, ...]:
     fields = [*ALWAYS_DECIDING, *RANKING_FIELDS.get(objective, ())]
-    for rule in active:
-        if rule.require is not None:
-            fields += [n.split(".", 1)[1] for n in rule.require.names if n.startswith("sku.")]
+    for rule in active:  # require_local_names: the option.* and sku.* names it reads
+        fields += [n[4:] for n in rule.require_local_names if n.startswith("sku.")]
     return tuple(dict.fromkeys(fields))
 
 

@@ -20,6 +20,7 @@ from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.optionset import bit_indices
 from gpuadvisor.engine.policy import Link, Policy
 from gpuadvisor.engine.ranking import LATENCY_BAND, RankTerms, performance, rank_terms
 from gpuadvisor.vocabulary import format_value
@@ -323,9 +324,13 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
     top = core.top
     if top is None or top_pick is None:
         return None
-    # The options no constraint eliminated are those the pairs rank, each in one pair.
+    eliminated = 0
+    for verdict in core.verdicts:
+        eliminated |= verdict.mask
+    options = core.options.options
     served = top.jobs_served
-    candidates = [o for pair in core.pairs for o in pair.ranked if o.jobs_served >= served]
+    alive = map(options.__getitem__, bit_indices(core.options.full & ~eliminated))
+    candidates = [o for o in alive if o.jobs_served >= served]
     cheapest = _cheapest(candidates, ctx.costs)
     pick = make_pick(cheapest, None, ctx.regroup([cheapest]))
     facts = ctx.facts
@@ -360,9 +365,9 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
 
 
 def _cheapest(candidates: list[Option], costs: CostTerms) -> Option:
-    """The option cheapest to buy, then to run over its life, then on the fewest cards
-    (then by id, so the choice never depends on the order options come in). The running
-    cost is worked out only for the options tied on the price."""
+    """The option cheapest to buy, then to run over its life, then on the fewest cards,
+    then by card and option key. The running cost is worked out only for the options
+    tied on the price."""
     prices = [(_unpriced_last(o.total_price_usd), o) for o in candidates]
     low = min(price for price, _ in prices)
     return min(
