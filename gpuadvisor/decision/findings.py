@@ -86,11 +86,11 @@ _MEASURED_NAMES = tuple(name for name, _ in _MEASURED)
 
 def measured_facts(facts: FactSet, book: Phrasebook | None = None) -> tuple[FactValue, ...]:
     """Every host fact the evidence gave, with its source file."""
-    fact = (Phrasebook() if book is None else book).fact
+    book = Phrasebook() if book is None else book
     sources = facts.sources
     values = map(facts.values.get, _MEASURED_NAMES)
-    return tuple(
-        fact(name, value, unit, sources.get(name, "evidence"))
+    return book.facts_of(
+        (name, value, unit, sources.get(name, "evidence"))
         for (name, unit), value in zip(_MEASURED, values, strict=True)
         if value is not None
     )

@@ -8,7 +8,7 @@ bounded, and keyed on everything a phrased text shows: see :class:`Phrasebook`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import compress
 from typing import Literal, NamedTuple
 
@@ -148,6 +148,18 @@ class Phrasebook:
     def fact(self, name: str, value: Value, unit: str, source: str) -> FactValue:
         """The fact value as a decision carries it, made once per distinct value."""
         return self._fact(name, value, unit, source)[0]
+
+    def facts_of(self, rows: Iterable[tuple[str, Value, str, str]]) -> tuple[FactValue, ...]:
+        """:meth:`fact` of each (name, value, unit, source), in order."""
+        kept = self._facts
+        found = []
+        for name, value, unit, source in rows:
+            key: tuple[object, ...] = (name, value.__class__, value, unit, source)
+            if value == 0 and value.__class__ is float:
+                key += (value.hex(),)
+            entry = kept.get(key)
+            found.append((entry or self._fact(name, value, unit, source))[0])
+        return tuple(found)
 
     def _fact(self, name: str, value: Value, unit: str, source: str) -> tuple[FactValue, str]:
         """The fact value and the evidence text that cites it."""

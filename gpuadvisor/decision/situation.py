@@ -16,8 +16,8 @@ from gpuadvisor.vocabulary import format_value
 
 def _facts(facts: FactSet, book: Phrasebook, *names: str) -> tuple[FactValue, ...]:
     values, sources = facts.values, facts.sources
-    return tuple(
-        book.fact(
+    return book.facts_of(
+        (
             name,
             values.get(name),
             FACTS_BY_NAME[name].unit,
