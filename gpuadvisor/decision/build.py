@@ -293,8 +293,9 @@ def _number_or_none(value: Value) -> float | None:
 
 class Advisor:
     """What a process that makes many decisions holds (a batch, the web page): the
-    engine, with its memo, and the phrasebook of its findings. Every cache a decision
-    uses is owned here, and lives exactly as long as this object."""
+    engine, with its memo, and the phrasebook (findings, fact values, what constraints
+    excluded). Every cache a decision uses is owned here, and lives exactly as long as
+    this object (a pick context lives for one decision)."""
 
     __slots__ = ("book", "engine")
 
