@@ -9,9 +9,9 @@ the engine only computes. Output models are validated as they are built.
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from operator import itemgetter
+from typing import Any
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
@@ -19,6 +19,7 @@ from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
 from gpuadvisor.decision.market import market_assumptions
 from gpuadvisor.decision.model import (
     Alternative,
+    Capacity,
     Decision,
     EvidenceConflict,
     EvidenceRef,
@@ -51,25 +52,15 @@ from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
-from gpuadvisor.engine.rules import Rule
+from gpuadvisor.engine.optionset import PAIRS
 from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import CLASSES, format_value
 
-if TYPE_CHECKING:
-    from gpuadvisor.sizing.estimate import MemoryEstimate
 
-
-def _picks(
-    pair: PairResult,
-    core: Core,
-    engine: Engine,
-    shown: list[tuple[int, Option]],
-    sizing: MemoryEstimate | None,
-    as_of: dt.date | None,
-) -> tuple[Pick, ...]:
-    """The shown options of a pair as picks, each why from its rank terms."""
-    ctx = PickContext(core.facts, engine.rules.policy, list(pair.ranked), sizing, as_of)
+def _picks(shown: list[tuple[int, Option]], ctx: PickContext) -> tuple[Pick, ...]:
+    """The shown options of a pair as picks, each why from its rank terms (``ctx``: the
+    pair's)."""
     return tuple(make_pick(option, rank, ctx) for rank, option in shown)
 
 
@@ -96,7 +87,7 @@ def _reason(core: Core) -> str:
     )
 
 
-def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
+def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | None) -> str:
     top = core.top
     facts = core.facts
     if top is None:
@@ -125,7 +116,6 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
             f"{verb} {shape_phrase(top, facts)} ({format_value(top.sku.vram_gib)} GiB{each}, "
             f"{top.sku.segment} class, {price}): {_reason(core)}."
         )
-    capacity = capacity_of(top, facts)
     if capacity is not None and capacity.shortfall:
         text += (
             f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
@@ -138,48 +128,65 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...]) -> str:
     return text
 
 
-def _weights(rule: Rule, axis: str) -> Mapping[Any, int]:
-    effect = rule.data.effect
-    weights: Mapping[Any, int] = effect.shape if axis == "shape" else effect.class_
-    return weights
+def _most_eliminating(pairs: list[PairResult], n: int | None = None) -> tuple[str, ...]:
+    """The rules that eliminated most of these pairs' options, ties in the order first
+    met (what ``Counter.most_common`` of the summed counts gives)."""
+    counts: Mapping[str, int]
+    if len(pairs) == 1:
+        counts = pairs[0].elimination_counts
+    else:
+        summed: dict[str, int] = {}
+        for pair in pairs:
+            for rid, count in pair.elimination_counts.items():
+                summed[rid] = summed.get(rid, 0) + count
+        counts = summed
+    ranked = sorted(counts.items(), key=_COUNT, reverse=True)
+    return tuple(map(_RULE, ranked if n is None else ranked[:n]))
+
+
+_COUNT, _RULE = itemgetter(1), itemgetter(0)
 
 
 def _rejections(core: Core) -> list[Rejected]:
     rejected: list[Rejected] = []
     chosen = core.chosen
-    scores: dict[str, Mapping[Any, int]] = {
-        "shape": core.shape_scores,
-        "class": core.class_scores,
-    }
-    winners = {"shape": chosen.shape, "class": chosen.class_}
     # A shape no option was made for (one job: no independent jobs; no data-parallel
     # software: no data-parallel job) is not a purchase this workload could make.
-    made = {core.options.options[i].shape for pair in core.options.pairs for i in pair}
-    groups: list[tuple[str, str]] = [
-        ("shape", s) for s in SHAPES if s != chosen.shape and s in made
+    made = {shape for (shape, _), bits in zip(PAIRS, core.options.pair_bits, strict=True) if bits}
+    by_shape: dict[str, list[PairResult]] = {}
+    by_class: dict[str, list[PairResult]] = {}
+    for pair in core.pairs:
+        by_shape.setdefault(pair.shape, []).append(pair)
+        by_class.setdefault(pair.class_, []).append(pair)
+    fired: list[tuple[str, Mapping[Any, int], Mapping[Any, int]]] = [
+        (r.id, r.data.effect.shape, r.data.effect.class_) for r in core.fired
     ]
-    groups += [("class", c) for c in CLASSES if c != chosen.class_]
-    for axis, name in groups:
-        pairs = [p for p in core.pairs if (p.shape if axis == "shape" else p.class_) == name]
-        score = scores[axis][name]
-        winner = scores[axis][winners[axis]]
-        if not any(p.ranked for p in pairs):
-            counts: Counter[str] = Counter()
-            for pair in pairs:
-                counts.update(pair.elimination_counts)
-            because = tuple(rid for rid, _ in counts.most_common(4))
+    groups: list[tuple[str, str, str, Mapping[Any, int], list[PairResult]]] = [
+        ("shape", s, chosen.shape, core.shape_scores, by_shape.get(s, []))
+        for s in SHAPES
+        if s != chosen.shape and s in made
+    ]
+    groups += [
+        ("class", c, chosen.class_, core.class_scores, by_class.get(c, []))
+        for c in CLASSES
+        if c != chosen.class_
+    ]
+    for axis, name, won, scores, pairs in groups:
+        score = scores[name]
+        winner = scores[won]
+        alive = [p for p in pairs if p.ranked]
+        if not alive:
+            because = _most_eliminating(pairs, 4)
             reason = "no option of this kind meets every requirement"
         else:
-            against = [r.id for r in core.fired if _weights(r, axis).get(name, 0) < 0]
-            favour = [r.id for r in core.fired if _weights(r, axis).get(winners[axis], 0) > 0]
+            shape_axis = axis == "shape"
+            against = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(name, 0) < 0]
+            favour = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(won, 0) > 0]
             because = tuple(dict.fromkeys(against + favour))
-            fewer = _serves_fewer(core, [p for p in pairs if p.ranked])
+            fewer = _serves_fewer(core, alive)
             if fewer is not None:
                 reason = fewer
-                limits: Counter[str] = Counter()
-                for pair in pairs:
-                    limits.update(pair.elimination_counts)
-                because = tuple(dict.fromkeys([*(r for r, _ in limits.most_common(4)), *because]))
+                because = tuple(dict.fromkeys([*_most_eliminating(pairs, 4), *because]))
             elif score == winner:
                 reason = (
                     f"tied on score ({score:+d}); lost on the tie-break "
@@ -209,26 +216,25 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
     return None
 
 
-def _alternatives(
-    core: Core, engine: Engine, sizing: MemoryEstimate | None, as_of: dt.date | None
-) -> list[Alternative]:
+#: The order of pairs of one score: the simpler shape, then the class (CLASSES' order).
+_PAIR_RANK = {(s, c): (SHAPES.index(s), CLASSES.index(c)) for s in SHAPES for c in CLASSES}
+
+
+def _alternatives(core: Core, ctx: PickContext) -> list[Alternative]:
+    """The other pairs, best first, each with its best option (``ctx``: the decision's
+    pick context, regrouped for each pair)."""
     alternatives = []
-    for pair in sorted(
-        core.pairs, key=lambda p: (-p.score, SHAPES.index(p.shape), CLASSES.index(p.class_))
-    ):
+    for pair in sorted(core.pairs, key=lambda p: (-p.score, _PAIR_RANK[p.shape, p.class_])):
         if pair is core.chosen or not (pair.ranked or pair.elimination_counts):
             continue  # the chosen pair, or a kind of purchase no option was made for
-        counts = pair.elimination_counts
-        picks = _picks(
-            pair, core, engine, [(1, pair.ranked[0])] if pair.ranked else [], sizing, as_of
-        )
+        best = make_pick(pair.ranked[0], 1, ctx.regroup(list(pair.ranked))) if pair.ranked else None
         alternatives.append(
             Alternative(
                 shape=pair.shape,
                 class_=pair.class_,
                 score=pair.score,
-                best=picks[0] if picks else None,
-                eliminated_by=() if pair.ranked else tuple(r for r, _ in counts.most_common()),
+                best=best,
+                eliminated_by=() if pair.ranked else _most_eliminating([pair]),
             )
         )
     return alternatives
@@ -287,8 +293,9 @@ def _number_or_none(value: Value) -> float | None:
 
 class Advisor:
     """What a process that makes many decisions holds (a batch, the web page): the
-    engine, with its memo, and the phrasebook of its findings. Every cache a decision
-    uses is owned here, and lives exactly as long as this object."""
+    engine, with its memo, and the phrasebook (findings, fact values, what constraints
+    excluded). Every cache a decision uses is owned here, and lives exactly as long as
+    this object (a pick context lives for one decision)."""
 
     __slots__ = ("book", "engine")
 
@@ -341,24 +348,20 @@ def decide(
     core = engine.run(facts.values)
     objective = str(facts.values["workload.objective"])
     ranking = ranking_text(objective)
-    fixes, findings = findings_of(core, facts, advisor.book)
-    first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
-    findings = [*findings[:first], *engine_findings(core, facts), *findings[first:]]
-    confidence, near_tie = _confidence(core)
     top = core.top
+    capacity = capacity_of(top, core.facts)
+    book = advisor.book
+    fixes, findings = findings_of(core, facts, book)
+    first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
+    more = engine_findings(core, facts, book, capacity)
+    findings = [*findings[:first], *more, *findings[first:]]
+    confidence, near_tie = _confidence(core)
     shown = shown_options(core.chosen.ranked)
-    picks = _picks(core.chosen, core, engine, shown, facts.sizing, as_of)
-    enough = (
-        enough_of(
-            core,
-            PickContext(
-                core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
-            ),
-            *picks[:1],
-        )
-        if picks
-        else None
+    ctx = PickContext(
+        core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
     )
+    picks = _picks(shown, ctx)
+    enough = enough_of(core, ctx, picks[0]) if picks else None
     flips = scan(engine, core) if sensitivity else ()
     return Decision(
         meta=Meta(
@@ -371,19 +374,19 @@ def decide(
             shape=core.chosen.shape,
             class_=core.chosen.class_,
             gpu_count=top.count if top else 0,
-            headline=_headline(core, tuple(fixes)),
+            headline=_headline(core, tuple(fixes), capacity),
             confidence=confidence,
             near_tie=near_tie,
             ranking=ranking,
             action=top.action if top is not None else _action_without_pick(core),
-            capacity=capacity_of(top, core.facts),
+            capacity=capacity,
             existing=existing_of(measured_gpus, core),
         ),
         fix_first=tuple(fixes),
         findings=tuple(findings),
         picks=picks,
         rejected=tuple(_rejections(core)),
-        alternatives=tuple(_alternatives(core, engine, facts.sizing, as_of)),
+        alternatives=tuple(_alternatives(core, ctx)),
         sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
         scores={
             "shape": {str(k): v for k, v in core.shape_scores.items()},
@@ -398,7 +401,7 @@ def decide(
             profile.requirements.isv_apps,
             engine.catalog,
         ),
-        measured=measured_facts(facts),
+        measured=measured_facts(facts, book),
         gpus=measured_gpus,
         vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
         lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),

@@ -44,9 +44,8 @@ def market_fields(sku: Sku, as_of: dt.date | None) -> dict[str, Any]:
 
 def _deciding_fields(objective: str, active: Iterable[Rule]) -> tuple[str, ...]:
     fields = [*ALWAYS_DECIDING, *RANKING_FIELDS.get(objective, ())]
-    for rule in active:
-        if rule.require is not None:
-            fields += [n.split(".", 1)[1] for n in rule.require.names if n.startswith("sku.")]
+    for rule in active:  # require_local_names: the option.* and sku.* names it reads
+        fields += [n[4:] for n in rule.require_local_names if n.startswith("sku.")]
     return tuple(dict.fromkeys(fields))
 
 
@@ -62,7 +61,8 @@ def market_assumptions(
     while they decide the pick (read by its ranking or by an active constraint)."""
     out: list[str] = []
     certified = facts.get("requirements.certified_drivers") is True
-    if certified:
+    apps = tuple(apps)
+    if certified and apps:  # no applications named: nothing to look up
         for app in isv_apps_unknown(apps, catalog):
             out.append(
                 f"Check {app}'s certified list: the catalog holds no hardware list for it, so "
@@ -75,14 +75,16 @@ def market_assumptions(
                 + ", ".join(known)
                 + " (as held in the catalog, with their release); check the release you run."
             )
+    skus = [option.sku for option in picks if option.sku.weak_sources]
+    if not skus:  # every value of the shown picks rests on a strong source
+        return tuple(out)
     deciding = _deciding_fields(str(facts.get("workload.objective")), active)
     seen: set[tuple[str, str]] = set()
-    for option in picks:
-        sku = option.sku
+    for sku in skus:
+        weak = sku.weak_sources
         for field in deciding:
-            note = sku.weak_sources.get(field)
             alias = "vgpu_editions" if field.startswith("vgpu_") else field
-            note = note or sku.weak_sources.get(alias)
+            note = weak.get(field) or weak.get(alias)
             if note and (sku.id, alias) not in seen:
                 seen.add((sku.id, alias))
                 value = format_value(_plain(getattr(sku, alias, None)))

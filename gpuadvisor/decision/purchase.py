@@ -20,6 +20,7 @@ from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.optionset import bit_indices
 from gpuadvisor.engine.policy import Link, Policy
 from gpuadvisor.engine.ranking import LATENCY_BAND, RankTerms, performance, rank_terms
 from gpuadvisor.vocabulary import format_value
@@ -78,7 +79,9 @@ def _gib(value: float) -> str:
 
 
 class PickContext:
-    """What phrasing the picks of one group needs, read once."""
+    """What phrasing the picks of one group needs, read once. The decision-wide part is
+    read once per decision: :meth:`regroup` gives another group of the same decision its
+    context, with its own rank terms."""
 
     def __init__(
         self,
@@ -97,11 +100,33 @@ class PickContext:
         self.need = number(facts, "workload.vram_need_gib")
         self.wanted = int(number(facts, "workload.concurrent_jobs"))
         self.objective = str(facts["workload.objective"])
+        #: Memory counted as vGPU profiles (VDI), not as usable memory per job.
+        self.profiles = policy.counts_label(str(facts["workload.kind"]))
+        self.sharded = bool(facts.get("workload.sharded_data_parallel"))
+        self.of_wanted = f" of {counted(self.wanted, facts)}"
+        self.per_need = f" for a need of {_gib(self.need)} GiB"
+        self.one = units(facts)[0]
+        self.years = format_value(facts["requirements.lifecycle_years"])
+        licence = vgpu_licence(facts)
+        self.licences = ""
+        if licence is not None:
+            self.licences = (
+                f" and {licence[0]} licences"
+                if vgpu_licence_priced(facts)
+                else f"; {licence[0]} licences (priced per GPU) not included: no public price"
+            )
+
+    def regroup(self, group: list[Option]) -> PickContext:
+        """This decision's context for another group of options."""
+        ctx = PickContext.__new__(PickContext)
+        ctx.__dict__.update(self.__dict__)
+        ctx.terms = rank_terms(group, self.facts, self.policy)
+        return ctx
 
 
-def _why(option: Option, rank: int, t: RankTerms, ctx: PickContext) -> str:
-    facts = ctx.facts
-    parts = [f"#{rank}: serves {t.jobs_served} of {counted(ctx.wanted, facts)}"]
+def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> str:
+    lead = "" if rank is None else f"#{rank}: "
+    parts = [f"{lead}serves {t.jobs_served}{ctx.of_wanted}"]
     if t.buys_nothing:
         parts[0] += " with the cards already in the host (nothing to buy)"
     if ctx.objective == "throughput":
@@ -118,21 +143,20 @@ def _why(option: Option, rank: int, t: RankTerms, ctx: PickContext) -> str:
             f"({format_value(t.fastest_gbs)} GB/s)"
         )
     usable = option.vram_per_job_gib
-    if ctx.policy.counts_label(str(facts["workload.kind"])):
+    if ctx.profiles:
         parts.append(
-            f"a {_gib(usable)} GiB vGPU profile per {units(facts)[0]} for a need of "
-            f"{_gib(ctx.need)} GiB (the board's {format_value(option.sku.vram_gib)} GiB "
-            "divided into profiles)"
+            f"a {_gib(usable)} GiB vGPU profile per {ctx.one}{ctx.per_need} "
+            f"(the board's {format_value(option.sku.vram_gib)} GiB divided into profiles)"
         )
         usable = -1.0
     spread = ""
     if option.shape == "multi-gpu-model-parallel" or (
-        option.shape == "multi-gpu-data-parallel" and facts.get("workload.sharded_data_parallel")
+        option.shape == "multi-gpu-data-parallel" and ctx.sharded
     ):
         spread = f" pooled over {option.cards_per_job} cards"
     if usable >= 0:
         parts.append(
-            f"{_gib(usable)} GiB usable per job{spread} for a need of {_gib(ctx.need)} GiB "
+            f"{_gib(usable)} GiB usable per job{spread}{ctx.per_need} "
             f"({_gib(usable - ctx.need)} GiB headroom)"
         )
     if t.link is not None and t.scaling_kept is not None:
@@ -153,27 +177,18 @@ def _why(option: Option, rank: int, t: RankTerms, ctx: PickContext) -> str:
 
 def _cost_words(option: Option, t: RankTerms, ctx: PickContext) -> str:
     """``$X over N years with electricity and vWS licences``, or what is not priced."""
-    facts = ctx.facts
-    years = format_value(facts["requirements.lifecycle_years"])
-    licence = vgpu_licence(facts)
-    licences = ""
-    if licence is not None:
-        licences = (
-            f" and {licence[0]} licences"
-            if vgpu_licence_priced(facts)
-            else f"; {licence[0]} licences (priced per GPU) not included: no public price"
-        )
     if t.lifecycle_usd is None:
         running = ctx.costs.energy_usd(option) + ctx.costs.licence_usd(option)
         return (
-            f"price on quote (budget not checked); ${running:,.0f} over {years} years for "
-            f"electricity{licences}"
+            f"price on quote (budget not checked); ${running:,.0f} over {ctx.years} years for "
+            f"electricity{ctx.licences}"
         )
-    return f"${t.lifecycle_usd:,.0f} over {years} years with electricity{licences}"
+    return f"${t.lifecycle_usd:,.0f} over {ctx.years} years with electricity{ctx.licences}"
 
 
-def make_pick(option: Option, rank: int, ctx: PickContext) -> Pick:
-    """One option as a pick, its why made from the terms it was ranked by."""
+def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
+    """One option as a pick, its why made from the terms it was ranked by (and led by
+    its rank, ``#2: ``, when it has one)."""
     sku = option.sku
     t = ctx.terms(option)
     energy = ctx.costs.energy_usd(option)
@@ -222,9 +237,7 @@ def make_pick(option: Option, rank: int, ctx: PickContext) -> Pick:
         board_power_w=option.total_power_w,
         power_limit_w=float(limit) if limit is not None else None,
         speed_cost_pct=round(loss, 1) if limit is not None else None,
-        memory_basis=(
-            "vgpu-profile" if ctx.policy.counts_label(str(ctx.facts["workload.kind"])) else "usable"
-        ),
+        memory_basis="vgpu-profile" if ctx.profiles else "usable",
         speed=speed,
     )
 
@@ -314,26 +327,12 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
     eliminated = 0
     for verdict in core.verdicts:
         eliminated |= verdict.mask
-    alive = core.options.full & ~eliminated
     options = core.options.options
-    candidates = [
-        o for i, o in enumerate(options) if alive >> i & 1 and o.jobs_served >= top.jobs_served
-    ]
-    costs = ctx.costs
-    cheapest = min(
-        candidates,
-        key=lambda o: (
-            _unpriced_last(o.total_price_usd),
-            _unpriced_last(costs.lifecycle_usd(o)),
-            o.cards,
-            o.sku.id,
-            o.key,
-        ),
-    )
-    pick = make_pick(
-        cheapest, 1, PickContext(ctx.facts, ctx.policy, [cheapest], ctx.sizing, ctx.as_of)
-    )
-    pick = pick.model_copy(update={"why": pick.why.replace("#1: ", "", 1)})
+    served = top.jobs_served
+    alive = map(options.__getitem__, bit_indices(core.options.full & ~eliminated))
+    candidates = [o for o in alive if o.jobs_served >= served]
+    cheapest = _cheapest(candidates, ctx.costs)
+    pick = make_pick(cheapest, None, ctx.regroup([cheapest]))
     facts = ctx.facts
     phrase = "buying nothing" if cheapest.count == 0 else shape_phrase(cheapest, facts)
     if cheapest.key == top.key:
@@ -362,6 +361,18 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
         same_as_top=False,
         extra_usd=None if extra is None else round(extra, 2),
         text=text,
+    )
+
+
+def _cheapest(candidates: list[Option], costs: CostTerms) -> Option:
+    """The option cheapest to buy, then to run over its life, then on the fewest cards,
+    then by card and option key. The running cost is worked out only for the options
+    tied on the price."""
+    prices = [(_unpriced_last(o.total_price_usd), o) for o in candidates]
+    low = min(price for price, _ in prices)
+    return min(
+        (o for price, o in prices if price == low),
+        key=lambda o: (_unpriced_last(costs.lifecycle_usd(o)), o.cards, o.sku.id, o.key),
     )
 
 

@@ -4,7 +4,8 @@ need, and cards in the host that could not be weighed for keeping."""
 
 from __future__ import annotations
 
-from gpuadvisor.decision.model import FactValue, Finding
+from gpuadvisor.decision.findings import Phrasebook
+from gpuadvisor.decision.model import Capacity, FactValue, Finding
 from gpuadvisor.decision.purchase import capacity_of, counted, units
 from gpuadvisor.engine.capacity import number
 from gpuadvisor.engine.core import Core
@@ -13,21 +14,23 @@ from gpuadvisor.engine.factspec import FACTS_BY_NAME
 from gpuadvisor.vocabulary import format_value
 
 
-def _facts(facts: FactSet, *names: str) -> tuple[FactValue, ...]:
-    return tuple(
-        FactValue(
-            name=name,
-            value=facts.values.get(name),
-            unit=FACTS_BY_NAME[name].unit,
-            source=facts.sources.get(name, FACTS_BY_NAME[name].source),
+def _facts(facts: FactSet, book: Phrasebook, *names: str) -> tuple[FactValue, ...]:
+    values, sources = facts.values, facts.sources
+    return book.facts_of(
+        (
+            name,
+            values.get(name),
+            FACTS_BY_NAME[name].unit,
+            sources.get(name, FACTS_BY_NAME[name].source),
         )
         for name in names
     )
 
 
-def _shortfall(core: Core, facts: FactSet) -> Finding | None:
+def _shortfall(
+    core: Core, facts: FactSet, book: Phrasebook, capacity: Capacity | None
+) -> Finding | None:
     top = core.top
-    capacity = capacity_of(top, core.facts)
     if top is None or capacity is None or not capacity.shortfall:
         return None
     _, many = units(core.facts)
@@ -52,11 +55,11 @@ def _shortfall(core: Core, facts: FactSet) -> Finding | None:
         ),
         effect="stated beside the recommendation",
         kind="engine",
-        facts=_facts(facts, "workload.concurrent_jobs", "platform.gpu_count_max"),
+        facts=_facts(facts, book, "workload.concurrent_jobs", "platform.gpu_count_max"),
     )
 
 
-def _keep(core: Core, facts: FactSet) -> Finding | None:
+def _keep(core: Core, facts: FactSet, book: Phrasebook) -> Finding | None:
     top = core.top
     if top is None or top.count != 0:
         return None
@@ -84,11 +87,11 @@ def _keep(core: Core, facts: FactSet) -> Finding | None:
         ),
         effect="the recommendation buys nothing",
         kind="engine",
-        facts=_facts(facts, "host.gpu_count", "host.gpu_model", "host.gpu_usable_gib"),
+        facts=_facts(facts, book, "host.gpu_count", "host.gpu_model", "host.gpu_usable_gib"),
     )
 
 
-def _not_weighed(core: Core, facts: FactSet) -> Finding | None:
+def _not_weighed(core: Core, facts: FactSet, book: Phrasebook) -> Finding | None:
     count = core.facts.get("host.gpu_count")
     if not isinstance(count, (int, float)) or count < 1:
         return None
@@ -119,10 +122,24 @@ def _not_weighed(core: Core, facts: FactSet) -> Finding | None:
         ),
         effect="every option replaces the cards in the host",
         kind="engine",
-        facts=_facts(facts, "host.gpu_count", "host.gpu_model", "host.gpu_models_distinct"),
+        facts=_facts(facts, book, "host.gpu_count", "host.gpu_model", "host.gpu_models_distinct"),
     )
 
 
-def engine_findings(core: Core, facts: FactSet) -> list[Finding]:
-    found = [_shortfall(core, facts), _keep(core, facts), _not_weighed(core, facts)]
+def engine_findings(
+    core: Core,
+    facts: FactSet,
+    book: Phrasebook | None = None,
+    capacity: Capacity | None = None,
+) -> list[Finding]:
+    """The engine's own findings; ``capacity`` is the top pick's
+    (:func:`~gpuadvisor.decision.purchase.capacity_of`), worked out when not given."""
+    book = Phrasebook() if book is None else book
+    if capacity is None:
+        capacity = capacity_of(core.top, core.facts)
+    found = [
+        _shortfall(core, facts, book, capacity),
+        _keep(core, facts, book),
+        _not_weighed(core, facts, book),
+    ]
     return [f for f in found if f is not None]
