@@ -50,9 +50,8 @@ from gpuadvisor.engine.core import Core, Engine, Outcome, PairResult
 from gpuadvisor.engine.costs import ASSUMPTIONS
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
-from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.option import PAIRS, Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
-from gpuadvisor.engine.optionset import PAIRS
 from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import CLASSES, format_value
