@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpuadvisor.engine.core import Engine
+from gpuadvisor.engine.core import Engine, conditions_of
 from gpuadvisor.engine.costs import lifecycle_cost_usd
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import build_facts, derive_facts, sku_facts
@@ -108,6 +108,9 @@ def test_memoised_engine_agrees_with_the_memo_free_oracle(
         expected = oracle(facts, catalog, RULES)
         assert engine.outcome(facts).key() == expected, (name, value)
         assert engine.run(facts).outcome() == expected, (name, value)
+        # The conditions the engine remembers, rule by rule, are those worked out afresh.
+        prepared = engine.prepare(facts)
+        assert engine.conditions(prepared) == conditions_of(prepared, RULES), (name, value)
 
 
 def test_engines_share_nothing() -> None:

@@ -235,6 +235,10 @@ def outcome_of(facts: Mapping[str, Value], memo: ConstraintMemo, conditions: Con
     return Outcome(shape, gpu_class, top)
 
 
+#: Rules with the facts their ``when`` reads and its verdicts by their values.
+_Whens = tuple[tuple[Rule, tuple[str, ...], dict[tuple[Value, ...], bool]], ...]
+
+
 class Engine:
     """One catalog and one rule base, and every cache their decisions share.
 
@@ -245,7 +249,7 @@ class Engine:
     long as its engine.
     """
 
-    __slots__ = ("_conditions", "_derived", "_reads", "catalog", "memo", "rules")
+    __slots__ = ("_conditions", "_derived", "_reads", "_whens", "catalog", "memo", "rules")
 
     #: Bound on each of the engine's own caches (derived facts, conditions).
     MAX_ENTRIES = 4096
@@ -258,10 +262,15 @@ class Engine:
         #: Every fact a rule's ``when`` reads: equal values, equal conditions.
         self._reads = tuple(sorted({n for rule in rules.rules for n in rule.when.names}))
         self._conditions: dict[tuple[Value, ...], Conditions] = {}
+        #: Each rule's ``when`` verdicts, by the values of the facts it reads.
+        self._whens: tuple[_Whens, _Whens] = (
+            tuple((rule, rule.when.names, {}) for rule in rules.preferences),
+            tuple((rule, rule.when.names, {}) for rule in rules.constraints),
+        )
 
     def prepare(self, facts: Mapping[str, Value]) -> dict[str, Value]:
         """The facts with the policy's derived facts worked out from them."""
-        key = tuple(facts.get(name) for name in DERIVED_READS)
+        key = tuple(map(facts.get, DERIVED_READS))
         derived = self._derived.get(key)
         if derived is None:
             if len(self._derived) > self.MAX_ENTRIES:
@@ -272,13 +281,29 @@ class Engine:
     def conditions(self, facts: Mapping[str, Value]) -> Conditions:
         """Which preferences fire and which constraints apply, for prepared facts (a
         re-run that changes a fact no ``when`` reads finds them here)."""
-        key = tuple(facts.get(name) for name in self._reads)
+        key = tuple(map(facts.get, self._reads))
         found = self._conditions.get(key)
         if found is None:
             if len(self._conditions) > self.MAX_ENTRIES:
                 self._conditions.clear()
-            found = self._conditions[key] = conditions_of(facts, self.rules)
+            preferences, constraints = (self._holding(group, facts) for group in self._whens)
+            found = self._conditions[key] = (preferences, constraints)
         return found
+
+    def _holding(self, group: _Whens, facts: Mapping[str, Value]) -> tuple[Rule, ...]:
+        """The rules of ``group`` whose ``when`` holds, each judged once per value of
+        the facts it reads (what :func:`conditions_of` works out)."""
+        held = []
+        for rule, names, seen in group:
+            key = tuple(map(facts.get, names))
+            verdict = seen.get(key)
+            if verdict is None:
+                if len(seen) > self.MAX_ENTRIES:
+                    seen.clear()
+                verdict = seen[key] = rule.when.holds(facts)
+            if verdict:
+                held.append(rule)
+        return tuple(held)
 
     def run(self, facts: Mapping[str, Value]) -> Core:
         """Everything concluded from these facts (what a decision is phrased from)."""

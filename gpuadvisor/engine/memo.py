@@ -144,7 +144,7 @@ class ConstraintMemo:
         require = rule.require
         assert require is not None
         # The source text is part of the key: an overlay may redefine a rule id.
-        key = (rule.id, require.source, *(facts.get(n) for n in rule.require_reads))
+        key = (rule.id, require.source, *map(facts.get, rule.require_reads))
         found = options.masks.get(key)
         if found is not None:
             return found

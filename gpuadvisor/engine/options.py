@@ -71,7 +71,7 @@ PLAN_READS = (
 def plan_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
     """Everything :func:`option_plan` reads: equal inputs, equal plans. The memory need
     counts only for work that shares a card (``workload.shares_cards``, derived)."""
-    inputs = tuple(facts.get(name) for name in PLAN_READS)
+    inputs = tuple(map(facts.get, PLAN_READS))
     if facts.get("workload.shares_cards") is False:
         return (*inputs[:1], None, *inputs[2:])
     return inputs

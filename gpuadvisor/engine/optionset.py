@@ -32,7 +32,7 @@ class Block:
     """Options of one SKU (or those keeping the host's cards) for one plan row, with the
     cards they judge and their (shape, class) pairs, as masks over the block."""
 
-    __slots__ = ("card_bits", "one_per_option", "options", "pair_bits")
+    __slots__ = ("_names", "card_bits", "one_per_option", "options", "pair_bits")
 
     def __init__(self, options: Sequence[Option]) -> None:
         self.options = tuple(options)
@@ -53,6 +53,16 @@ class Block:
         self.pair_bits = tuple(pair_bits.items())
         #: Whether every option judges one card.
         self.one_per_option = one_each
+        self._names: dict[str, str] | None = None
+
+    @property
+    def names(self) -> dict[str, str]:
+        """The name of every card model the block's options judge, by SKU id."""
+        if self._names is None:
+            self._names = {
+                card.id: card.name for option in self.options for card, _ in option.judged_cards
+            }
+        return self._names
 
 
 class Rows:
@@ -210,9 +220,10 @@ class OptionSet:
     def sku_names(self) -> dict[str, str]:
         """The name of every card model judged, by SKU id."""
         if self._sku_names is None:
-            self._sku_names = {
-                card.id: card.name for option in self.options for card, _ in option.judged_cards
-            }
+            names: dict[str, str] = {}
+            for block, _ in self.blocks:
+                names.update(block.names)
+            self._sku_names = names
         return self._sku_names
 
     @property

@@ -49,7 +49,7 @@ RANK_READS = (
 
 def rank_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
     """The values of :data:`RANK_READS`: equal values, equal rankings."""
-    return tuple(facts.get(n) for n in RANK_READS)
+    return tuple(map(facts.get, RANK_READS))
 
 
 def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
