@@ -75,6 +75,10 @@ def _map(rows: Rows, fn: Callable[..., Value], *args: Result) -> Result:
     argument is a column."""
     if not any(isinstance(a, Column) for a in args):
         return None if any(a is None for a in args) else fn(*args)
+    if all(a.known == rows.full if isinstance(a, Column) else a is not None for a in args):
+        # No null anywhere: ``fn`` over the rows without checking each one.
+        columns = [a.values if isinstance(a, Column) else repeat(a) for a in args]
+        return Column(list(map(fn, *columns)), rows)
     count = len(rows.bits)
     lists = [a.values if isinstance(a, Column) else [a] * count for a in args]
     values = [None if None in vs else fn(*vs) for vs in zip(*lists, strict=True)]

@@ -32,7 +32,7 @@ class Block:
     """Options of one SKU (or those keeping the host's cards) for one plan row, with the
     cards they judge and their (shape, class) pairs, as masks over the block."""
 
-    __slots__ = ("_names", "card_bits", "one_per_option", "options", "pair_bits")
+    __slots__ = ("_names", "_rows", "card_bits", "one_per_option", "options", "pair_bits")
 
     def __init__(self, options: Sequence[Option]) -> None:
         self.options = tuple(options)
@@ -54,6 +54,16 @@ class Block:
         #: Whether every option judges one card.
         self.one_per_option = one_each
         self._names: dict[str, str] | None = None
+        self._rows: tuple[list[Mapping[str, Value]], list[str]] | None = None
+
+    def rows(self) -> tuple[list[Mapping[str, Value]], list[str]]:
+        """The cards the block's options judge, in order: the option facts each card is
+        judged with, and the card's SKU id (kept with the block, which every plan with
+        the same row shares)."""
+        if self._rows is None:
+            judged = [card for option in self.options for card in option.judged()]
+            self._rows = ([layer for layer, _ in judged], [sku.id for _, sku in judged])
+        return self._rows
 
     @property
     def names(self) -> dict[str, str]:
@@ -73,11 +83,16 @@ class Rows:
     __slots__ = ("_columns", "_orders", "_owner", "bits", "full", "layers")
 
     def __init__(self, options: OptionSet, sku_facts: Mapping[str, Mapping[str, Value]]) -> None:
-        judged = [card for option in options.options for card in option.judged()]
+        option_rows: list[Mapping[str, Value]] = []
+        sku_ids: list[str] = []
+        for block, _ in options.blocks:
+            layers, ids = block.rows()
+            option_rows += layers
+            sku_ids += ids
         #: The facts of each row: the option's (as the card judged sees them), the SKU's.
         self.layers: tuple[list[Mapping[str, Value]], list[Mapping[str, Value]]] = (
-            [layer for layer, _ in judged],
-            [sku_facts[sku.id] for _, sku in judged],
+            option_rows,
+            list(map(sku_facts.__getitem__, sku_ids)),
         )
         #: The option of each row, unless every option has exactly one row.
         self._owner: list[int] | None = None
@@ -85,7 +100,7 @@ class Rows:
             self._owner = [
                 index for index, option in enumerate(options.options) for _ in option.judged()
             ]
-        count = len(judged)
+        count = len(option_rows)
         self.bits = list(map((1).__lshift__, range(count)))
         self.full = (1 << count) - 1
         self._columns: dict[str, list[Value]] = {}
