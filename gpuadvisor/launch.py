@@ -28,15 +28,23 @@ import os
 YOUNG_THRESHOLD = 50_000
 
 
+def settle_collector() -> None:
+    """The collector as a ``gpuadvisor`` process runs after its imports (and the web
+    page while it serves): what exists now frozen, never scanned again, and young
+    collections every :data:`YOUNG_THRESHOLD` allocations. ``benchmarks/run.py``
+    measures in-process decisions under it too, beside the default's figure."""
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+    gc.enable()
+
+
 def run() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     gc.disable()
     from gpuadvisor.cli import main
 
-    gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, middle, old)
-    gc.enable()
+    settle_collector()
     try:
         main()
     finally:
