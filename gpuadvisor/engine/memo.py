@@ -85,6 +85,8 @@ class ConstraintMemo:
         self._option_sets: dict[Plan, OptionSet] = {}
         self._plans: dict[tuple[Value, ...], Plan] = {}
         self._blocks: dict[tuple[object, ...], Block] = {}
+        #: Rank keys by ranking facts and fastest card, then by option key.
+        self._rank_keys: dict[tuple[object, ...], dict[str, tuple[tuple[float, ...], str]]] = {}
         self._made = OptionMaker()
         #: Usable memory of every SKU, with ECC wanted and without.
         self._usable = {
@@ -100,6 +102,7 @@ class ConstraintMemo:
             self._option_sets.clear()
             self._plans.clear()
             self._blocks.clear()
+            self._rank_keys.clear()
             self._made.clear()
             self._size = 0
 
@@ -214,22 +217,25 @@ class ConstraintMemo:
         ranking: tuple[Value, ...],
     ) -> Callable[[int], tuple[tuple[float, ...], str]]:
         """The rank key of option ``i`` among those of ``indices``. A key depends on the
-        option, the ranking facts and the group's fastest card alone, so keys are kept
-        on the set: re-runs rank from remembered keys."""
+        option (whose ``key`` names every value it is made of), the ranking facts and
+        the group's fastest card alone, so keys are kept by those: re-runs, and other
+        plans that make the same options, rank from remembered keys."""
         group = [options.options[i] for i in indices]
         fastest = group_fastest(group)
-        keys = options.rank_keys.get((ranking, fastest))
+        keys = self._rank_keys.get((ranking, fastest))
         if keys is None:
-            keys = options.rank_keys[(ranking, fastest)] = {}
+            keys = self._rank_keys[(ranking, fastest)] = {}
             self._size += 1
         made: list[Callable[[Option], tuple[tuple[float, ...], str]]] = []
+        every = options.options
 
         def key_of(i: int) -> tuple[tuple[float, ...], str]:
-            found = keys.get(i)
+            option = every[i]
+            found = keys.get(option.key)
             if found is None:
                 if not made:
                     made.append(rank_key(group, facts, self.policy, fastest=fastest))
-                found = keys[i] = made[0](options.options[i])
+                found = keys[option.key] = made[0](option)
                 self._size += 1
             return found
 

@@ -187,7 +187,6 @@ class OptionSet:
         "masks",
         "options",
         "pair_bits",
-        "rank_keys",
         "rows",
     )
 
@@ -215,8 +214,6 @@ class OptionSet:
         #: so nothing can outlive the set or be mistaken for another set's).
         self.masks: dict[tuple[object, ...], int] = {}
         self.best: dict[tuple[object, ...], int] = {}
-        #: Each option's rank key by index, per ranking facts and fastest card.
-        self.rank_keys: dict[tuple[object, ...], dict[int, tuple[tuple[float, ...], str]]] = {}
         #: The cards the options' constraints judge, as columns (made by the memo when
         #: a per-option constraint first judges the set).
         self.rows: Rows | None = None
