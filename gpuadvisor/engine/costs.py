@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.option import Option, unpriced_or
+from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import SHARDING_OVERHEAD
 
 #: Average draw as a share of board power over the year, by objective. Batch and
@@ -81,8 +81,10 @@ class CostTerms:
 
     def lifecycle_usd(self, option: Option) -> float | None:
         """Price + electricity + licences over the service life; None when on quote."""
-        extra = self.energy_usd(option) + self.licence_usd(option)
-        return unpriced_or(option.total_price_usd, lambda total: total + extra)
+        total = option.total_price_usd
+        if total is None:  # on quote: stays unknown through the sum, never a zero
+            return None
+        return total + (self.energy_usd(option) + self.licence_usd(option))
 
 
 def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
