@@ -75,7 +75,9 @@ def oracle(
         for gpu_class in CLASSES:
             mine = [o for o in alive if o.shape == shape and o.sku.segment == gpu_class]
             top = rank_options(mine, facts, policy)[0] if mine else None
-            cost = lifecycle_cost_usd(top, facts) if top is not None else float("inf")
+            cost = lifecycle_cost_usd(top, facts) if top is not None else None
+            # A pick on quote (no price) loses the cost tie, as no pick does.
+            cost = float("inf") if cost is None else cost
             order = (
                 top is None,
                 -(top.jobs_served if top else 0),
