@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import is_not, methodcaller
+from operator import is_not, itemgetter, methodcaller
 
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.option import PAIRS, Option
+from gpuadvisor.engine.option import CARD_IS_KEPT, OPTION_FACTS, PAIRS, Option
 
 
 def bit_indices(bits: int) -> list[int]:
@@ -73,6 +73,11 @@ class Block:
                 card.id: card.name for option in self.options for card, _ in option.judged_cards
             }
         return self._names
+
+
+#: Every option fact a row holds, and how to read them all from a row in one call.
+_OPTION_NAMES = (*OPTION_FACTS, CARD_IS_KEPT)
+_READ_OPTION = itemgetter(*_OPTION_NAMES)
 
 
 class Rows:
@@ -149,6 +154,12 @@ class Rows:
         """The values of one ``option.*`` or ``sku.*`` fact, row by row."""
         found = self._columns.get(name)
         if found is None:
+            if name in _OPTION_NAMES and self.layers[0]:
+                # Every option fact at once, in one pass over the rows (each row holds
+                # them all: Option.facts), then turned into columns.
+                values = zip(*map(_READ_OPTION, self.layers[0]), strict=True)
+                self._columns.update(zip(_OPTION_NAMES, map(list, values), strict=True))
+                return self._columns[name]
             source = self.layers[0 if name.startswith("option.") else 1]
             found = self._columns[name] = list(map(methodcaller("get", name), source))
         return found
