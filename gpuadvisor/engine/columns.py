@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from itertools import compress, repeat
 from typing import Any
 
-from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.expr import CONSTANT_NAMES, Value, dotted_name
 from gpuadvisor.engine.namelist import covers
 from gpuadvisor.engine.optionset import Rows
 from gpuadvisor.engine.rules import OPTION_LAYER, SKU_LAYER, option_layer
@@ -93,16 +93,6 @@ def _values(result: Result, rows: Rows) -> list[Value]:
     return [result] * len(rows.bits)
 
 
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
-    ast.Eq: lambda a, b: a == b,
-    ast.NotEq: lambda a, b: a != b,
-    ast.Lt: lambda a, b: a < b,
-    ast.LtE: lambda a, b: a <= b,
-    ast.Gt: lambda a, b: a > b,
-    ast.GtE: lambda a, b: a >= b,
-}
-
-
 def _against(op: type[ast.cmpop], column: Column, value: Any, rows: Rows) -> Truth:
     """``column <op> value`` for one known value: the common case, one pass per mask,
     or a bisection of the sorted column when the set has been judged before."""
@@ -118,20 +108,13 @@ def _against(op: type[ast.cmpop], column: Column, value: Any, rows: Rows) -> Tru
         true = below if op in (ast.Lt, ast.LtE) else column.known & ~below
         return Truth(true, column.known & ~true)
     bits, values = rows.bits, column.values
+    compare = _OPERATOR[op]
     if column.known == rows.full:  # no nulls: compare and pick in C, row by row
-        true = sum(compress(bits, map(_OPERATOR[op], values, repeat(value))))
-    elif op is ast.LtE:
-        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v <= value)
-    elif op is ast.GtE:
-        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v >= value)
-    elif op is ast.Lt:
-        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v < value)
-    elif op is ast.Gt:
-        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v > value)
-    elif op is ast.Eq:
-        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v == value)
+        true = sum(compress(bits, map(compare, values, repeat(value))))
     else:
-        true = sum(b for b, v in zip(bits, values, strict=True) if v is not None and v != value)
+        true = sum(
+            b for b, v in zip(bits, values, strict=True) if v is not None and compare(v, value)
+        )
     return Truth(true, column.known & ~true)
 
 
@@ -162,8 +145,7 @@ def _comparison(op: type[ast.cmpop], a: Result, b: Result, rows: Rows) -> Result
         a, b, op = b, a, _MIRROR[op]
     if isinstance(a, Column) and not isinstance(b, Column):
         return None if b is None else _against(op, a, b, rows)
-    fn = _COMPARE[op]
-    result = _map(rows, fn, a, b)
+    result = _map(rows, _OPERATOR[op], a, b)
     return _truth(result, rows) if isinstance(result, Column) else result
 
 
@@ -194,13 +176,10 @@ def _logic(parts: tuple[Node, ...], *, conj: bool) -> Node:
     return combine
 
 
-_CONSTANTS: dict[str, Value] = {"true": True, "false": False, "null": None}
-
-
 def _literal(node: ast.expr) -> Value:
     """One item of a literal list (a number, a string, true/false/null)."""
     if isinstance(node, ast.Name):
-        return _CONSTANTS[node.id]
+        return CONSTANT_NAMES[node.id]
     value: Value = ast.literal_eval(node)
     return value
 
@@ -228,16 +207,10 @@ class _Compiler:
         raise ValueError(f"'{ast.unparse(node)}' has no column form")
 
     def _name(self, node: ast.Name | ast.Attribute) -> Node:
-        parts: list[str] = []
-        current: ast.expr = node
-        while isinstance(current, ast.Attribute):
-            parts.append(current.attr)
-            current = current.value
-        assert isinstance(current, ast.Name)
-        parts.append(current.id)
-        name = ".".join(reversed(parts))
-        if name in _CONSTANTS:
-            constant = _CONSTANTS[name]
+        name = dotted_name(node)
+        assert name is not None
+        if name in CONSTANT_NAMES:
+            constant = CONSTANT_NAMES[name]
             return lambda rows, facts: constant
         if option_layer(name) in (OPTION_LAYER, SKU_LAYER):
             return lambda rows, facts: Column(rows.column(name), rows, name)

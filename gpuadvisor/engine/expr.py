@@ -87,7 +87,7 @@ class _Typed:
     items: tuple[Value, ...] = ()
 
 
-_CONSTANT_NAMES: dict[str, Value] = {"true": True, "false": False, "null": None}
+CONSTANT_NAMES: dict[str, Value] = {"true": True, "false": False, "null": None}
 _FUNCTIONS = ("known", "min", "max", "abs", "covers")
 
 
@@ -134,7 +134,7 @@ def _depth(tree: ast.AST) -> int:
     return deepest
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr) -> str | None:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -190,11 +190,11 @@ class _Checker:
         raise ExpressionError(f"literal {value!r} is not allowed")
 
     def _name(self, node: ast.Name | ast.Attribute) -> _Typed:
-        name = _dotted(node)
+        name = dotted_name(node)
         if name is None:
             raise ExpressionError(f"'{ast.unparse(node)}' is not a fact name")
-        if name in _CONSTANT_NAMES:
-            value = _CONSTANT_NAMES[name]
+        if name in CONSTANT_NAMES:
+            value = CONSTANT_NAMES[name]
             kind: ValueType = "bool"
             return _Typed(kind, _const(value), const=True)
         spec = self.schema.get(name)

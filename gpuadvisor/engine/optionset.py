@@ -188,7 +188,6 @@ class OptionSet:
     keeps, ``pair_bits[j]`` the options of the ``j``-th pair of :data:`PAIRS`."""
 
     __slots__ = (
-        "_pairs",
         "_sku_bits",
         "_sku_names",
         "best",
@@ -220,7 +219,6 @@ class OptionSet:
         self.blocks = tuple(placed)
         self.full = (1 << len(self.options)) - 1
         self.pair_bits = tuple(pair_bits)
-        self._pairs: tuple[tuple[int, ...], ...] | None = None
         #: What the memo worked out for these options (kept here, not by the set's id,
         #: so nothing can outlive the set or be mistaken for another set's).
         self.masks: dict[tuple[object, ...], int] = {}
@@ -249,14 +247,7 @@ class OptionSet:
             self._sku_names = names
         return self._sku_names
 
-    @property
-    def pairs(self) -> tuple[tuple[int, ...], ...]:
-        """The options of each pair of :data:`PAIRS`, by index."""
-        if self._pairs is None:
-            self._pairs = tuple(tuple(bit_indices(bits)) for bits in self.pair_bits)
-        return self._pairs
-
 
 #: The option layer a card-level constraint sees: whether the card is kept.
-KEPT: Mapping[str, Value] = {"option.card_is_kept": True}
-BOUGHT: Mapping[str, Value] = {"option.card_is_kept": False}
+KEPT: Mapping[str, Value] = {CARD_IS_KEPT: True}
+BOUGHT: Mapping[str, Value] = {CARD_IS_KEPT: False}

@@ -188,9 +188,6 @@ class RuleBase:
         return tuple(r for r in self.rules if not r.is_constraint)
 
 
-#: The one option fact a card-level constraint may read (see :attr:`Rule.require_per_option`):
-#: :data:`gpuadvisor.engine.option.CARD_IS_KEPT`.
-
 #: Layers a ``require`` condition reads: (option facts, SKU facts, decision facts).
 OPTION_LAYER, SKU_LAYER, DECISION_LAYER = 0, 1, 2
 
