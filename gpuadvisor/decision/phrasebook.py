@@ -151,15 +151,7 @@ class Phrasebook:
 
     def facts_of(self, rows: Iterable[tuple[str, Value, str, str]]) -> tuple[FactValue, ...]:
         """:meth:`fact` of each (name, value, unit, source), in order."""
-        kept = self._facts
-        found = []
-        for name, value, unit, source in rows:
-            key: tuple[object, ...] = (name, value.__class__, value, unit, source)
-            if value == 0 and value.__class__ is float:
-                key += (value.hex(),)
-            entry = kept.get(key)
-            found.append((entry or self._fact(name, value, unit, source))[0])
-        return tuple(found)
+        return tuple(self._fact(name, value, unit, source)[0] for name, value, unit, source in rows)
 
     def _fact(self, name: str, value: Value, unit: str, source: str) -> tuple[FactValue, str]:
         """The fact value and the evidence text that cites it."""

@@ -120,20 +120,12 @@ def pair_order(
 Conditions = tuple[tuple[Rule, ...], tuple[Rule, ...]]
 
 
-def conditions_of(facts: Mapping[str, Value], rules: RuleBase) -> Conditions:
-    """Which preferences fire and which constraints apply (their ``when`` holds)."""
-    return (
-        tuple(rule for rule in rules.preferences if rule.when.holds(facts)),
-        tuple(rule for rule in rules.constraints if rule.when.holds(facts)),
-    )
-
-
 def run_core(
     facts: Mapping[str, Value], rules: RuleBase, memo: ConstraintMemo, conditions: Conditions
 ) -> Core:
     """The whole conclusion for these facts: fired rules, every option with the
     constraints that eliminate it, each (shape, class) pair's ranked options, the chosen
-    pair and the runner-up. ``conditions`` is :func:`conditions_of` these facts."""
+    pair and the runner-up. ``conditions`` is :meth:`Engine.conditions` of these facts."""
     fired, active = conditions
     shape_scores, class_scores = _scores(fired)
     options, verdicts = memo.judge(active, facts)
@@ -292,7 +284,7 @@ class Engine:
 
     def _holding(self, group: _Whens, facts: Mapping[str, Value]) -> tuple[Rule, ...]:
         """The rules of ``group`` whose ``when`` holds, each judged once per value of
-        the facts it reads (what :func:`conditions_of` works out)."""
+        the facts it reads."""
         held = []
         for rule, names, seen in group:
             key = tuple(map(facts.get, names))
