@@ -15,7 +15,7 @@ from typing import Any
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
-from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts
+from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts, not_followed
 from gpuadvisor.decision.market import market_assumptions
 from gpuadvisor.decision.model import (
     Alternative,
@@ -353,7 +353,8 @@ def decide(
     fixes, findings = findings_of(core, facts, book)
     first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
     more = engine_findings(core, facts, book, capacity)
-    findings = [*findings[:first], *more, *findings[first:]]
+    rejected = tuple(_rejections(core))
+    findings = not_followed([*findings[:first], *more, *findings[first:]], core, rejected)
     confidence, near_tie = _confidence(core)
     shown = shown_options(core.chosen.ranked)
     ctx = PickContext(
@@ -384,7 +385,7 @@ def decide(
         fix_first=tuple(fixes),
         findings=tuple(findings),
         picks=picks,
-        rejected=tuple(_rejections(core)),
+        rejected=rejected,
         alternatives=tuple(_alternatives(core, ctx)),
         sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
         scores={

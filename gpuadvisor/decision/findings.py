@@ -4,7 +4,7 @@ engine's own "nothing fits" finding."""
 
 from __future__ import annotations
 
-from gpuadvisor.decision.model import FactValue, Finding, FixFirst
+from gpuadvisor.decision.model import FactValue, Finding, FixFirst, Rejected
 from gpuadvisor.decision.phrasebook import Excluded, Phrasebook, fill
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.facts import FactSet
@@ -13,7 +13,7 @@ from gpuadvisor.engine.memo import eliminations
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.vocabulary import SEVERITY_ORDER
 
-__all__ = ["Phrasebook", "fill", "findings_of", "measured_facts"]
+__all__ = ["Phrasebook", "fill", "findings_of", "measured_facts", "not_followed"]
 
 
 def _excluded(core: Core, book: Phrasebook) -> list[tuple[Rule, str]]:
@@ -94,3 +94,28 @@ def measured_facts(facts: FactSet, book: Phrasebook | None = None) -> tuple[Fact
         for (name, unit), value in zip(_MEASURED, values, strict=True)
         if value is not None
     )
+
+
+def not_followed(
+    findings: list[Finding], core: Core, rejected: tuple[Rejected, ...]
+) -> list[Finding]:
+    """The findings, each fired preference rule whose favoured shapes and classes all
+    lost saying so in its effect, with why the first of them lost (the rejection's own
+    words): a rule's advice ("buy consumer cards") must not read as the recommendation
+    when the pick is another kind."""
+    why = {r.option: r.reason for r in rejected}
+    chosen = (core.chosen.shape, core.chosen.class_)
+    rules = {rule.id: rule for rule in core.fired}
+    out = []
+    for finding in findings:
+        rule = rules.get(finding.rule) if finding.kind == "preference" else None
+        if rule is not None:
+            effect = rule.data.effect
+            favoured = [n for n, w in [*effect.shape.items(), *effect.class_.items()] if w > 0]
+            lost = [n for n in favoured if n in why]
+            if lost and not any(n in chosen for n in favoured):
+                data = finding.model_dump()
+                data["effect"] = f"{finding.effect}; not followed ({lost[0]}: {why[lost[0]]})"
+                finding = Finding.model_validate(data)
+        out.append(finding)
+    return out
