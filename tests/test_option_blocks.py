@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 from gpuadvisor.engine.core import Engine
 from gpuadvisor.engine.facts import build_facts
 from gpuadvisor.engine.option import Option
-from gpuadvisor.engine.options import block_key, kept_model, option_plan, sku_options
+from gpuadvisor.engine.options import (
+    block_key,
+    kept_model,
+    option_plan,
+    options_of_plan,
+    sku_options,
+)
 from gpuadvisor.inputs.catalog import load_catalog
 from gpuadvisor.inputs.profile import Profile
 
@@ -60,3 +66,31 @@ def test_equal_block_keys_make_equal_options(
         for option in sku_options(sku, row, plan, kept_sku):
             facts_of = dict(option.facts())
             assert SEEN_OPTIONS.setdefault(option.key, facts_of) == facts_of, option.key
+
+
+SHARED_ENGINE = Engine(CATALOG, RULES)
+
+
+@SETTINGS
+@given(profiles, st.one_of(st.none(), st.integers(min_value=1, max_value=4)))
+def test_a_set_shared_by_content_holds_exactly_the_plans_options(
+    data: dict[str, Any], kept: int | None
+) -> None:
+    """The memo shares one block among plans that make the same options, and one set
+    among plans that make the same blocks: whatever plan asks, the set it gets holds
+    that plan's options, in order (one engine over every example, so sets are shared)."""
+    host = None
+    if kept is not None:
+        host = {
+            "host.evidence_present": True,
+            "host.gpu_count": kept,
+            "host.gpu_model": "NVIDIA RTX A5000",
+            "host.gpu_memory_total_min_mib": 24564.0,
+        }
+    facts = SHARED_ENGINE.prepare(build_facts(Profile.model_validate(data), CATALOG, host).values)
+    memo = SHARED_ENGINE.memo
+    got = [o.key for o in memo.option_set(facts).options]
+    plan = option_plan(CATALOG.skus, facts, RULES.policy)
+    assert got == [o.key for o in options_of_plan(CATALOG.skus, plan)]
+    blocks = memo.option_set(facts).blocks
+    assert [o.key for block, _ in blocks for o in block.options] == got

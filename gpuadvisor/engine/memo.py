@@ -85,6 +85,12 @@ class ConstraintMemo:
         self._option_sets: dict[Plan, OptionSet] = {}
         self._plans: dict[tuple[Value, ...], Plan] = {}
         self._blocks: dict[tuple[object, ...], Block] = {}
+        #: The same blocks by their options, and sets by their blocks: plans that
+        #: differ but make the same options share one block (and one set), with every
+        #: verdict and ranking already worked out on it. Options are made once per
+        #: distinct option (:class:`OptionMaker`), so equal options are the same object.
+        self._blocks_by_options: dict[tuple[Option, ...], Block] = {}
+        self._sets_by_blocks: dict[tuple[Block, ...], OptionSet] = {}
         #: Rank keys by ranking facts and fastest card, then by option key.
         self._rank_keys: dict[tuple[object, ...], dict[str, tuple[tuple[float, ...], str]]] = {}
         self._made = OptionMaker()
@@ -102,6 +108,8 @@ class ConstraintMemo:
             self._option_sets.clear()
             self._plans.clear()
             self._blocks.clear()
+            self._blocks_by_options.clear()
+            self._sets_by_blocks.clear()
             self._rank_keys.clear()
             self._made.clear()
             self._size = 0
@@ -115,7 +123,12 @@ class ConstraintMemo:
             self._size += 1
         found = self._option_sets.get(plan)
         if found is None:
-            found = self._option_sets[plan] = OptionSet(self._blocks_of(plan))
+            blocks = tuple(self._blocks_of(plan))
+            found = self._sets_by_blocks.get(blocks)
+            if found is None:
+                found = self._sets_by_blocks[blocks] = OptionSet(blocks)
+                self._size += 1
+            self._option_sets[plan] = found
             self._size += 1
         return found
 
@@ -130,17 +143,27 @@ class ConstraintMemo:
             key = block_key(sku, row, plan)
             block = self._blocks.get(key)
             if block is None:
-                block = self._blocks[key] = Block(sku_options(sku, row, plan, kept_sku, self._made))
-                self._size += len(block.options)
+                block = self._blocks[key] = self._block(
+                    sku_options(sku, row, plan, kept_sku, self._made)
+                )
             blocks.append(block)
         if kept_sku is not None:
             key = ("", params)
             block = self._blocks.get(key)
             if block is None:
-                block = self._blocks[key] = Block(kept_options(plan, kept_sku, self._made))
-                self._size += len(block.options)
+                block = self._blocks[key] = self._block(kept_options(plan, kept_sku, self._made))
             blocks.append(block)
         return blocks
+
+    def _block(self, options: list[Option]) -> Block:
+        """The block of these options, made once for each distinct list of them."""
+        key = tuple(options)
+        found = self._blocks_by_options.get(key)
+        if found is None:
+            found = self._blocks_by_options[key] = Block(key)
+            self._size += len(key)
+        self._size += 1
+        return found
 
     def mask(self, rule: Rule, facts: Mapping[str, Value], options: OptionSet) -> int:
         """The options of ``options`` that ``rule``'s ``require`` does not accept."""
