@@ -47,7 +47,13 @@ def _described(option: Option) -> tuple[object, ...]:
 def test_equal_block_keys_make_equal_options(
     data: dict[str, Any], per_job: int, kept: int | None
 ) -> None:
-    data = {**data, "workload": {**data["workload"], "gpus_per_job": per_job}}
+    # Each profile twice, sharded and not: the two must never share a key by mistake.
+    for sharded in (False, True):
+        workload = {**data["workload"], "gpus_per_job": per_job, "sharded_data_parallel": sharded}
+        _check_block_keys({**data, "workload": workload}, kept)
+
+
+def _check_block_keys(data: dict[str, Any], kept: int | None) -> None:
     host = None
     if kept is not None:
         host = {

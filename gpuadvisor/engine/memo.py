@@ -21,11 +21,12 @@ from gpuadvisor.engine.option import PAIRS, Option
 from gpuadvisor.engine.options import (
     OptionMaker,
     Plan,
-    block_key,
     kept_model,
     kept_options,
     option_plan,
+    plan_block_key,
     plan_inputs,
+    sku_block_key,
     sku_options,
 )
 from gpuadvisor.engine.optionset import BOUGHT, KEPT, Block, OptionSet, Rows, bit_indices
@@ -139,8 +140,9 @@ class ConstraintMemo:
         params = plan[0]
         kept_sku = kept_model(skus, plan)
         blocks = []
+        shared = plan_block_key(plan)
         for sku, row in zip(skus, plan[1], strict=True):
-            key = block_key(sku, row, plan)
+            key = sku_block_key(sku, row, plan, shared)
             block = self._blocks.get(key)
             if block is None:
                 block = self._blocks[key] = self._block(

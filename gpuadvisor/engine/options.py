@@ -212,22 +212,41 @@ def sku_options(
 def block_key(sku: Sku, fit_row: tuple[int, float, float], plan: Plan) -> tuple[object, ...]:
     """Everything :func:`sku_options` reads for this SKU, reduced to what changes its
     options: plans that differ elsewhere (a larger chassis, more jobs than cards) share
-    the block. ``tests/test_engine_oracle.py`` holds equal keys to equal options."""
+    the block. ``tests/test_option_blocks.py`` holds equal keys to equal options."""
+    return sku_block_key(sku, fit_row, plan, plan_block_key(plan))
+
+
+def plan_block_key(plan: Plan) -> tuple[object, ...]:
+    """The part of every SKU's :func:`block_key` that the plan alone decides (worked
+    out once per plan): whether cards are replaced, the split-model groups (cards per
+    group, groups), the data-parallel groups (cards, cards per job, jobs served) and
+    what adding cards beside the kept ones depends on."""
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
+    top = max(2, min(count_max, MAX_SPLIT) if split_ready else 2)
+    splits = tuple(
+        (split, max(1, min(jobs, count_max // split)) if split_ready else 1)
+        for split in range(2, top + 1)
+    )
+    counts = _dp_counts(jobs, count_max, per_job_cards) if data_parallel else []
+    groups: tuple[object, ...] = ()
+    if counts:
+        groups = (tuple((c, per, min(jobs, c // per)) for c, per in counts), sharded)
+    added = (existing, count_max, jobs, _one_job_over_cards(plan)) if len(existing) == 3 else None
+    return (bool(existing), splits, groups, added)
+
+
+def sku_block_key(
+    sku: Sku, fit_row: tuple[int, float, float], plan: Plan, shared: tuple[object, ...]
+) -> tuple[object, ...]:
+    """:func:`block_key` given the plan's part of it (:func:`plan_block_key`)."""
+    jobs, count_max = plan[0][0], plan[0][1]
+    assert isinstance(jobs, int) and isinstance(count_max, int)
     per_card = fit_row[0]
     if per_card == 1:
-        spread: tuple[object, ...] = (min(count_max, jobs),)
+        spread: tuple[int, ...] = (min(count_max, jobs),)
     else:
         spread = (jobs, min(count_max, math.ceil(jobs / per_card)))
-    return (
-        sku.id,
-        fit_row,
-        bool(existing),
-        spread,
-        (count_max, jobs) if split_ready else None,
-        (count_max, jobs, per_job_cards, sharded) if data_parallel else None,
-        (existing, count_max, jobs) if len(existing) == 3 else None,
-    )
+    return (sku.id, fit_row, spread, shared)
 
 
 def _added(
