@@ -109,13 +109,26 @@ def _against(op: type[ast.cmpop], column: Column, value: Any, rows: Rows) -> Tru
         return Truth(true, column.known & ~true)
     bits, values = rows.bits, column.values
     compare = _OPERATOR[op]
-    if column.known == rows.full:  # no nulls: compare and pick in C, row by row
-        true = sum(compress(bits, map(compare, values, repeat(value))))
-    else:
-        true = sum(
-            b for b, v in zip(bits, values, strict=True) if v is not None and compare(v, value)
-        )
+    if column.known != rows.full:
+        if column.name is not None and isinstance(value, (int, float)):
+            # A number column with nulls: NaN in their place compares false (and
+            # unequal) without raising, and the known mask drops those rows.
+            values = rows.derived(f"{column.name} with nulls as NaN", lambda: _nan_for_null(values))
+        else:
+            true = sum(
+                b for b, v in zip(bits, values, strict=True) if v is not None and compare(v, value)
+            )
+            return Truth(true, column.known & ~true)
+    # Compare and pick in C, row by row.
+    true = sum(compress(bits, map(compare, values, repeat(value)))) & column.known
     return Truth(true, column.known & ~true)
+
+
+_NAN = float("nan")
+
+
+def _nan_for_null(values: list[Value]) -> list[Value]:
+    return [_NAN if v is None else v for v in values]
 
 
 _ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -155,9 +168,12 @@ def _logic(parts: tuple[Node, ...], *, conj: bool) -> Node:
     stop, other = (False, True) if conj else (True, False)
 
     def combine(rows: Rows, facts: Mapping[str, Value]) -> Result:
-        values = [part(rows, facts) for part in parts]
-        if any(v is stop for v in values):
-            return stop
+        values = []
+        for part in parts:
+            value = part(rows, facts)
+            if value is stop:  # decides every row: the parts after it need no columns
+                return stop
+            values.append(value)
         if all(v is other for v in values):
             return other
         truths = [_truth(v, rows) for v in values]
