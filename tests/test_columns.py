@@ -106,11 +106,12 @@ def test_a_kept_card_of_another_model_is_its_own_row() -> None:
         assert bool(failing >> index & 1) == open_air, option
 
 
-#: Conditions on numeric columns against one decision fact, at every comparison.
+#: Conditions on numeric columns (some with nulls) against one decision fact, at every
+#: comparison.
 CONDITIONS_AT_A_LIMIT = [
     f"option.{column} {op} budget.max_usd"
     for column in ("total_price_usd", "total_power_w", "vram_per_job_gib")
-    for op in ("<", "<=", ">", ">=")
+    for op in ("<", "<=", ">", ">=", "==", "!=")
 ] + ["sku.nvenc * 1000 >= budget.max_usd", "budget.max_usd > sku.price_usd"]
 #: Thresholds: round prices and powers that options' totals hit exactly (ties).
 THRESHOLDS = [0.0, 1.0, 24.0, 350.0, 450.0, 1599.0, 1600.0, 1999.0, 2000.0, 8000.0, 1e6]
