@@ -4,7 +4,8 @@ cycle collector set for a short-lived process.
 A run imports a large, long-lived object graph (pydantic's validators, Typer's
 commands, Jinja2) and then builds a decision and a report. The collector would scan
 that graph again and again and once more at exit, for garbage that is not there: about
-a tenth of a short run's time. So imports run without it; what they made is frozen
+a tenth of a short run's time. So imports run without it (the command's own modules
+too: :func:`gpuadvisor.cli.preload` imports them first); what they made is frozen
 (never scanned again); the command runs with the collector on, scanning only what it
 allocates, less often than the default; and at the end everything is frozen, so exit
 does not scan it either.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 
 #: Allocations between two young-generation collections during a run (Python's
 #: default is 700): a run allocates in bursts, and its inputs are bounded in size.
@@ -42,8 +44,9 @@ def settle_collector() -> None:
 def run() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     gc.disable()
-    from gpuadvisor.cli import main
+    from gpuadvisor.cli import main, preload
 
+    preload(sys.argv[1:])
     settle_collector()
     try:
         main()

@@ -81,3 +81,39 @@ def test_python_dash_m_goes_through_the_launcher() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("# GPU purchase recommendation")
+
+
+def _modules_after_preload(args: list[str]) -> set[str]:
+    """The gpuadvisor modules a fresh process holds after cli.preload(args)."""
+    from .conftest import REPO
+
+    script = (
+        "import sys, json; from gpuadvisor.cli import preload;"
+        "before = set(sys.modules); preload(json.loads(sys.argv[1]));"
+        "print(json.dumps(sorted(m for m in set(sys.modules) - before if m.startswith('gpuadvisor'))))"
+    )
+    import json
+
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout))
+
+
+def test_preload_imports_what_advise_runs_on_before_the_freeze() -> None:
+    """advise's modules are imported before launch freezes what imports made (so the
+    collector never scans them); the evidence modules only when evidence is given; a
+    command's help, another command, or no command imports nothing."""
+    plain = _modules_after_preload(["advise", "profile.toml"])
+    assert {"gpuadvisor.pipeline", "gpuadvisor.render.report"} <= plain
+    assert "gpuadvisor.evidence" not in plain
+    for evidence in (["--evidence", "x.txt"], ["-e", "x.txt"], ["--evidence=x.txt"], ["-ex"]):
+        found = _modules_after_preload(["advise", "profile.toml", *evidence])
+        assert {"gpuadvisor.evidence", "gpuadvisor.engine.hostfacts"} <= found, evidence
+    for args in (["advise", "--help"], ["rules", "list"], ["--help"], []):
+        assert _modules_after_preload(args) == set(), args

@@ -18,6 +18,6 @@ the program should do is done by :mod:`gpuadvisor.launch`.
 
 from __future__ import annotations
 
-from gpuadvisor.cli.app import main
+from gpuadvisor.cli.app import main, preload
 
-__all__ = ["main"]
+__all__ = ["main", "preload"]

@@ -3,8 +3,6 @@
 Field names of the contract are kept exactly; everything else is an extension.
 """
 
-from __future__ import annotations
-
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -114,24 +114,29 @@ def compile_expression(
             "split it or simplify it"
         )
     names: list[str] = []
-    checker = _Checker(schema, names, layer_of)
-    typed = checker.visit(tree.body)
+    typed = _Checker(schema, names, layer_of).visit(tree.body)
     if typed.type != "bool":
         raise ExpressionError(f"a condition must be true or false, this is a {typed.type}")
     return Expression(source=source, names=tuple(dict.fromkeys(names)), evaluate=typed.fn)
 
 
 def _depth(tree: ast.AST) -> int:
-    """Depth of the syntax tree, measured without recursion (stops past the limit)."""
-    deepest = 0
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if deepest > MAX_EXPRESSION_DEPTH:
-            break
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    """Depth of the syntax tree, level by level without recursion (stops past the limit)."""
+    deepest, level = 0, [tree]
+    while level and deepest <= MAX_EXPRESSION_DEPTH:
+        deepest += 1
+        level = [child for node in level for child in ast.iter_child_nodes(node)]
     return deepest
+
+
+@dataclass(frozen=True)
+class _Text:
+    """A comparison's text in an error message, unparsed only when a message shows it."""
+
+    node: ast.expr
+
+    def __format__(self, spec: str) -> str:
+        return ast.unparse(self.node)
 
 
 def dotted_name(node: ast.expr) -> str | None:
@@ -194,14 +199,11 @@ class _Checker:
         if name is None:
             raise ExpressionError(f"'{ast.unparse(node)}' is not a fact name")
         if name in CONSTANT_NAMES:
-            value = CONSTANT_NAMES[name]
-            kind: ValueType = "bool"
-            return _Typed(kind, _const(value), const=True)
+            return _Typed("bool", _const(CONSTANT_NAMES[name]), const=True)
         spec = self.schema.get(name)
         if spec is None:
             raise ExpressionError(f"unknown fact '{name}'", did_you_mean(name, self.schema) or None)
         self.names.append(name)
-
         if self.layer_of is not None:
             layer = self.layer_of(name)
 
@@ -315,10 +317,8 @@ class _Checker:
         steps: list[Evaluator] = []
         for index, op in enumerate(node.ops):
             left, right = typed[index], typed[index + 1]
-            text = ast.unparse(
-                ast.Compare(left=operands[index], ops=[op], comparators=[operands[index + 1]])
-            )
-            steps.append(self._one_comparison(op, left, right, text))
+            pair = ast.Compare(left=operands[index], ops=[op], comparators=[operands[index + 1]])
+            steps.append(self._one_comparison(op, left, right, _Text(pair)))
         if len(steps) == 1:
             return _Typed("bool", steps[0])
         chain = tuple(steps)
@@ -335,7 +335,7 @@ class _Checker:
 
         return _Typed("bool", all_of)
 
-    def _one_comparison(self, op: ast.cmpop, left: _Typed, right: _Typed, text: str) -> Evaluator:
+    def _one_comparison(self, op: ast.cmpop, left: _Typed, right: _Typed, text: _Text) -> Evaluator:
         lf, rf = left.fn, right.fn
         if isinstance(op, (ast.In, ast.NotIn)):
             if right.type != "list":
@@ -389,7 +389,7 @@ class _Checker:
         return cmp
 
     @staticmethod
-    def _check_choices(values: tuple[str, ...], choices: tuple[str, ...], text: str) -> None:
+    def _check_choices(values: tuple[str, ...], choices: tuple[str, ...], text: _Text) -> None:
         for value in values:
             if value not in choices:
                 raise ExpressionError(

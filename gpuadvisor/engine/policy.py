@@ -8,8 +8,6 @@ so they are data with their reasons and sources (and worked examples, which
 Yes/no judgements stay in the rule files that make them.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping
 from functools import lru_cache

@@ -15,8 +15,6 @@ finding and moves the decision:
 A rule's examples, its lint and its documentation are :mod:`gpuadvisor.engine.rulecheck`.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field

@@ -5,8 +5,6 @@ retired pages and remapped rows, processes, MIG devices, samples).
 The docstrings name the nvidia-smi field and NVML call each value corresponds to.
 """
 
-from __future__ import annotations
-
 from pydantic import Field, field_validator
 
 from gpuadvisor.host.base import HostModel, Mode, ThrottleReason

@@ -12,8 +12,6 @@ parts, :mod:`.base` the base model and shared vocabularies. Every host/v1 name i
 importable from here.
 """
 
-from __future__ import annotations
-
 from typing import Final, Literal
 
 from pydantic import AliasChoices, Field
@@ -25,6 +23,7 @@ from gpuadvisor.host.base import (
     HostModel,
     Mode,
     ThrottleReason,
+    new_list,
 )
 from gpuadvisor.host.gpu import (
     Clocks,
@@ -148,11 +147,11 @@ class Nic(HostModel):
 
 
 class Topology(HostModel):
-    pairs: list[TopoPair] = Field(default_factory=list)
-    p2p: list[P2PPair] = Field(default_factory=list)
+    pairs: list[TopoPair] = Field(default_factory=new_list)
+    p2p: list[P2PPair] = Field(default_factory=new_list)
     cpu_affinity: dict[str, str | None] = Field(default_factory=dict)
     numa_affinity: dict[str, str | None] = Field(default_factory=dict)
-    nics: list[Nic] = Field(default_factory=list)
+    nics: list[Nic] = Field(default_factory=new_list)
 
 
 class Event(HostModel):
@@ -202,7 +201,7 @@ class CpuUtil(HostModel):
 
     mean_busy_pct: float | None = Field(default=None, ge=0, le=100)
     iowait_pct: float | None = Field(default=None, ge=0, le=100)
-    per_core: list[CoreUtil] = Field(default_factory=list)
+    per_core: list[CoreUtil] = Field(default_factory=new_list)
 
 
 class Disk(HostModel):
@@ -239,8 +238,8 @@ class HostInfo(HostModel):
     iowait_pct: float | None = Field(
         default=None, ge=0, le=100, description="iostat avg-cpu %iowait."
     )
-    disks: list[Disk] = Field(default_factory=list)
-    net: list[NetIface] = Field(default_factory=list)
+    disks: list[Disk] = Field(default_factory=new_list)
+    net: list[NetIface] = Field(default_factory=new_list)
     numa_binding: NumaBinding = Field(default_factory=lambda: NumaBinding())
 
 
@@ -267,15 +266,15 @@ class HostSnapshot(HostModel):
     """A whole host: what every evidence file said, merged."""
 
     schema_: Literal["gpuadvisor/host/v1"] = Field(default=HOST_SCHEMA, alias="schema")
-    sources: list[Source] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=new_list)
     driver_version: str | None = None
     cuda_version: str | None = None
-    gpus: list[Gpu] = Field(default_factory=list)
+    gpus: list[Gpu] = Field(default_factory=new_list)
     topology: Topology = Field(default_factory=lambda: Topology())
-    events: list[Event] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=new_list)
     host: HostInfo = Field(default_factory=lambda: HostInfo())
-    conflicts: list[Conflict] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list, description="What the import could not use.")
+    conflicts: list[Conflict] = Field(default_factory=new_list)
+    notes: list[str] = Field(default_factory=new_list, description="What the import could not use.")
     provenance: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Which evidence files filled each part (gpus[0].pcie, host.disks, ...).",

@@ -7,8 +7,6 @@ SKU or replaces one with the same id; an entry with ``patch = true`` changes onl
 fields it names (a negotiated price, ``approved = true``) of an existing SKU.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import re
 import unicodedata
@@ -172,7 +170,7 @@ class Sku(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _check_cites(self) -> Sku:
+    def _check_cites(self) -> "Sku":
         for name, url in self.cite.items():
             if name not in type(self).model_fields:
                 hint = did_you_mean(name, CITED_FIELDS)
@@ -192,7 +190,7 @@ class Sku(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _check_price(self) -> Sku:
+    def _check_price(self) -> "Sku":
         if self.price_kind == "quote-needed":
             if self.price_usd is not None:
                 raise ValueError("price_kind 'quote-needed' means no price: drop price_usd")

@@ -4,8 +4,6 @@ Frozen pydantic models; unknown keys are errors. Field descriptions are the sing
 source of the explanations used by ``init``'s template, ``ask`` and the JSON Schema.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -121,7 +119,7 @@ class Workload(_Section):
         return data
 
     @model_validator(mode="after")
-    def _need_or_model(self) -> Workload:
+    def _need_or_model(self) -> "Workload":
         if self.vram_need_gib is None and self.model is None:
             raise missing_error("vram_need_gib", None)
         return self
@@ -161,7 +159,7 @@ class Requirements(_Section):
     )
 
     @model_validator(mode="after")
-    def _edition_needs_vgpu(self) -> Requirements:
+    def _edition_needs_vgpu(self) -> "Requirements":
         if self.vgpu_edition != "none" and not self.vgpu:
             raise ValueError(
                 f"vgpu_edition = {self.vgpu_edition!r} needs vgpu = true (a vGPU edition "

@@ -5,8 +5,6 @@ from it (memory, speed) is :mod:`gpuadvisor.sizing`'s business; this module only
 that a description is complete and consistent, naming the field when it is not.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -155,7 +153,7 @@ class Model(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _consistent(self) -> Model:
+    def _consistent(self) -> "Model":
         if self.params_b is None and self.name is None and self.hf_config is None:
             raise missing_error("params_b", None)
         if self.family != "llm":

@@ -8,8 +8,6 @@ The view's records are ``NamedTuple``: immutable values like frozen dataclasses,
 several times cheaper to define, which every ``advise`` run pays at import.
 """
 
-from __future__ import annotations
-
 import math
 import re
 from collections.abc import Iterable, Sequence
