@@ -33,23 +33,31 @@ RANK_READS = (
     "requirements.lifecycle_years",
     "budget.electricity_usd_per_kwh",
     "requirements.vgpu",
-    "requirements.certified_drivers",
-    "workload.concurrent_jobs",
-    "requirements.vgpu_edition",
     "workload.sync_heavy",
     "platform.power_limit_ok",
-    "platform.gpu_power_budget_w",
-    "platform.circuit_gpu_budget_w",
     "platform.nvlink_possible",
     "platform.cpu_sockets",
     "host.gpu_pair_worst_link",
     "host.p2p_ok",
 )
 
+#: Facts a rank key reads only in one case: the power budgets when cards may be power
+#: limited (``platform.power_limit_ok``), the facts that choose the vGPU licence when vGPU
+#: is required.
+_POWER_READS = ("platform.gpu_power_budget_w", "platform.circuit_gpu_budget_w")
+_LICENCE_READS = ("requirements.certified_drivers", "requirements.vgpu_edition")
+
 
 def rank_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
-    """The values of :data:`RANK_READS`: equal values, equal rankings."""
-    return tuple(map(facts.get, RANK_READS))
+    """Every value :func:`rank_key` reads for these facts: equal values, equal rankings.
+    A fact read only in a case these facts are not in is left out, so runs that differ
+    only there (the what-would-change scan's power trials) rank from the same keys."""
+    values = tuple(map(facts.get, RANK_READS))
+    if facts.get("platform.power_limit_ok"):
+        values += tuple(map(facts.get, _POWER_READS))
+    if facts.get("requirements.vgpu") is True:
+        values += ("licence", *map(facts.get, _LICENCE_READS))
+    return values
 
 
 def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
