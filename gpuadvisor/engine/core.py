@@ -27,9 +27,10 @@ their decisions share. Nothing here is I/O; the same inputs always give the same
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import itemgetter
 from typing import NamedTuple
 
 from gpuadvisor.engine.costs import lifecycle_cost_usd
@@ -227,8 +228,24 @@ def outcome_of(facts: Mapping[str, Value], memo: ConstraintMemo, conditions: Con
     return Outcome(shape, gpu_class, top)
 
 
-#: Rules with the facts their ``when`` reads and its verdicts by their values.
-_Whens = tuple[tuple[Rule, tuple[str, ...], dict[tuple[Value, ...], bool]], ...]
+#: Rules with a reader of the facts their ``when`` reads and its verdicts by their values.
+_Whens = tuple[tuple[Rule, Callable[[Mapping[str, Value]], object], dict[object, bool]], ...]
+
+
+def reader(names: tuple[str, ...]) -> Callable[[Mapping[str, Value]], object]:
+    """The values of ``names`` in facts as one key (one read in C): equal keys, equal
+    values. A name the facts lack reads as None, as ``facts.get`` does."""
+    if not names:
+        return lambda facts: ()
+    read = itemgetter(*names)
+
+    def key(facts: Mapping[str, Value]) -> object:
+        try:
+            return read(facts)
+        except KeyError:
+            return tuple(map(facts.get, names))
+
+    return key
 
 
 class Engine:
@@ -252,12 +269,12 @@ class Engine:
         self.memo = ConstraintMemo(catalog, rules.policy)
         self._derived: dict[tuple[Value, ...], dict[str, Value]] = {}
         #: Every fact a rule's ``when`` reads: equal values, equal conditions.
-        self._reads = tuple(sorted({n for rule in rules.rules for n in rule.when.names}))
-        self._conditions: dict[tuple[Value, ...], Conditions] = {}
+        self._reads = reader(tuple(sorted({n for rule in rules.rules for n in rule.when.names})))
+        self._conditions: dict[object, Conditions] = {}
         #: Each rule's ``when`` verdicts, by the values of the facts it reads.
         self._whens: tuple[_Whens, _Whens] = (
-            tuple((rule, rule.when.names, {}) for rule in rules.preferences),
-            tuple((rule, rule.when.names, {}) for rule in rules.constraints),
+            tuple((rule, reader(rule.when.names), {}) for rule in rules.preferences),
+            tuple((rule, reader(rule.when.names), {}) for rule in rules.constraints),
         )
 
     def prepare(self, facts: Mapping[str, Value]) -> dict[str, Value]:
@@ -273,7 +290,7 @@ class Engine:
     def conditions(self, facts: Mapping[str, Value]) -> Conditions:
         """Which preferences fire and which constraints apply, for prepared facts (a
         re-run that changes a fact no ``when`` reads finds them here)."""
-        key = tuple(map(facts.get, self._reads))
+        key = self._reads(facts)
         found = self._conditions.get(key)
         if found is None:
             if len(self._conditions) > self.MAX_ENTRIES:
@@ -286,8 +303,8 @@ class Engine:
         """The rules of ``group`` whose ``when`` holds, each judged once per value of
         the facts it reads."""
         held = []
-        for rule, names, seen in group:
-            key = tuple(map(facts.get, names))
+        for rule, read, seen in group:
+            key = read(facts)
             verdict = seen.get(key)
             if verdict is None:
                 if len(seen) > self.MAX_ENTRIES:
