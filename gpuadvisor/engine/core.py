@@ -233,19 +233,20 @@ _Whens = tuple[tuple[Rule, Callable[[Mapping[str, Value]], object], dict[object,
 
 
 def reader(names: tuple[str, ...]) -> Callable[[Mapping[str, Value]], object]:
-    """The values of ``names`` in facts as one key (one read in C): equal keys, equal
-    values. A name the facts lack reads as None, as ``facts.get`` does."""
-    if not names:
-        return lambda facts: ()
-    read = itemgetter(*names)
+    """The values of ``names`` in facts as one key, read in C: equal keys, equal values.
+    Facts that lack a name raise KeyError; :class:`Complete` facts read it as None."""
+    return itemgetter(*names) if names else _no_names
 
-    def key(facts: Mapping[str, Value]) -> object:
-        try:
-            return read(facts)
-        except KeyError:
-            return tuple(map(facts.get, names))
 
-    return key
+def _no_names(facts: Mapping[str, Value]) -> object:
+    return ()
+
+
+class Complete(dict[str, Value]):
+    """Facts in which a name they lack reads as None (``facts.get``), for readers."""
+
+    def __missing__(self, name: str) -> Value:
+        return None
 
 
 class Engine:
@@ -290,7 +291,11 @@ class Engine:
     def conditions(self, facts: Mapping[str, Value]) -> Conditions:
         """Which preferences fire and which constraints apply, for prepared facts (a
         re-run that changes a fact no ``when`` reads finds them here)."""
-        key = self._reads(facts)
+        try:
+            key = self._reads(facts)
+        except KeyError:  # facts without every name a condition reads
+            facts = Complete(facts)
+            key = self._reads(facts)
         found = self._conditions.get(key)
         if found is None:
             if len(self._conditions) > self.MAX_ENTRIES:
