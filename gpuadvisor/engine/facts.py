@@ -35,16 +35,23 @@ class FactSet:
     """The memory estimate of the profile's [workload.model], when it describes one."""
 
 
+#: Each section's fields with their fact names, in order.
+_FIELDS = {
+    section: tuple((name, f"{section}.{name}") for name in model.model_fields)
+    for section, model in SECTIONS.items()
+    if section != "meta"
+}
+_SCALARS = (bool, int, float, str, type(None))
+
+
 def profile_facts(profile: Profile) -> dict[str, Value]:
     values: dict[str, Value] = {}
-    for section in SECTIONS:
-        if section == "meta":
-            continue
-        model = getattr(profile, section)
-        for name in type(model).model_fields:
-            value = getattr(model, name)
-            if isinstance(value, (bool, int, float, str)) or value is None:
-                values[f"{section}.{name}"] = value
+    for section, fields in _FIELDS.items():
+        held = getattr(profile, section).__dict__  # a model's field values, by name
+        for name, fact in fields:
+            value = held[name]
+            if isinstance(value, _SCALARS):
+                values[fact] = value
     values["requirements.isv_app_count"] = len(profile.requirements.isv_apps)
     return values
 
@@ -71,22 +78,21 @@ def isv_facts(profile: Profile, catalog: Catalog) -> dict[str, Value]:
 
 
 def catalog_facts(catalog: Catalog) -> dict[str, Value]:
-    def largest(segment: str | None) -> float:
-        sizes = [s.vram_gib for s in catalog.skus if segment is None or s.segment == segment]
-        return max(sizes, default=0.0)
-
+    largest = catalog.largest_vram_gib
     return {
-        "catalog.max_vram_gib": largest(None),
-        "catalog.max_consumer_vram_gib": largest("consumer"),
-        "catalog.max_professional_vram_gib": largest("professional"),
+        "catalog.max_vram_gib": largest.get("", 0.0),
+        "catalog.max_consumer_vram_gib": largest.get("consumer", 0.0),
+        "catalog.max_professional_vram_gib": largest.get("professional", 0.0),
         "catalog.approved_list_active": catalog.approved_list_active,
     }
 
 
+_EMPTY_HOST: dict[str, Value] = {spec.name: None for spec in HOST_FACTS}
+_EMPTY_HOST["host.evidence_present"] = False
+
+
 def empty_host_facts() -> dict[str, Value]:
-    values: dict[str, Value] = {spec.name: None for spec in HOST_FACTS}
-    values["host.evidence_present"] = False
-    return values
+    return dict(_EMPTY_HOST)
 
 
 def _num(values: Mapping[str, Value], name: str) -> float:
@@ -177,21 +183,18 @@ def build_facts(
     policy: Policy | None = None,
     sizing: MemoryEstimate | None = None,
 ) -> FactSet:
-    values: dict[str, Value] = {}
-    sources: dict[str, str] = {}
-    for name, value in profile_facts(profile).items():
-        values[name] = value
-        sources[name] = "profile"
-    for name, value in catalog_facts(catalog).items():
-        values[name] = value
-        sources[name] = "catalog"
-    for name, value in isv_facts(profile, catalog).items():
-        values[name] = value
-        sources[name] = "profile"
+    values = profile_facts(profile)
+    sources = dict.fromkeys(values, "profile")
+    found = catalog_facts(catalog)
+    values.update(found)
+    sources.update(dict.fromkeys(found, "catalog"))
+    found = isv_facts(profile, catalog)
+    values.update(found)
+    sources.update(dict.fromkeys(found, "profile"))
     host = empty_host_facts()
     if host_values is not None:
-        unknown = set(host_values) - set(host)
-        if unknown:
+        if not host_values.keys() <= _EMPTY_HOST.keys():
+            unknown = set(host_values) - set(host)
             raise ValueError(f"host facts not in the facts namespace: {sorted(unknown)}")
         host.update(host_values)
     values.update(host)

@@ -10,7 +10,7 @@ fields it names (a negotiated price, ``approved = true``) of an existing SKU.
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,10 +225,20 @@ class Catalog:
     #: Every application some SKU's certification list names, as :func:`app_key` matches
     #: names (worked out once: each decision looks the profile's applications up here).
     certified_app_keys: frozenset[str] = field(init=False, repr=False, compare=False)
+    #: The largest memory of any SKU (under "") and of each segment's SKUs, in GiB.
+    largest_vram_gib: Mapping[str, float] = field(init=False, repr=False, compare=False)
+    #: An overlay marked some SKUs approved: only those may be picked.
+    approved_list_active: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         keys = frozenset(app_key(c.app) for sku in self.skus for c in sku.certified_for)
         object.__setattr__(self, "certified_app_keys", keys)
+        largest: dict[str, float] = {}
+        for sku in self.skus:
+            for group in ("", sku.segment):
+                largest[group] = max(largest.get(group, 0.0), sku.vram_gib)
+        object.__setattr__(self, "largest_vram_gib", largest)
+        object.__setattr__(self, "approved_list_active", any(sku.approved for sku in self.skus))
 
     def get(self, sku_id: str) -> Sku:
         for sku in self.skus:
@@ -238,11 +248,6 @@ class Catalog:
             f"no SKU with id {sku_id!r} in the catalog",
             hint=did_you_mean(sku_id, [s.id for s in self.skus]),
         )
-
-    @property
-    def approved_list_active(self) -> bool:
-        """An overlay marked some SKUs approved: only those may be picked."""
-        return any(sku.approved for sku in self.skus)
 
 
 def _validate(data: dict[str, Any], path: Path, text: str, *, patch: bool = False) -> Sku:
