@@ -64,30 +64,34 @@ def card_fit(
 ) -> CardFit:
     """The fit of ``sku`` for these facts (``usable``: a measured figure instead)."""
     space = usable if usable is not None else usable_gib(sku, ecc_wanted(facts), policy)
-    return card_fits((sku,), (space,), facts, policy)[0]
+    per_card, space, basis = fit_rows((sku,), (space,), facts, policy)[0]
+    return CardFit(space, basis, per_card)
 
 
-def card_fits(
+FitRow = tuple[int, float, float]
+
+
+def fit_rows(
     skus: tuple[Sku, ...], usable: tuple[float, ...], facts: Mapping[str, Value], policy: Policy
-) -> list[CardFit]:
-    """The fit of each SKU for these facts, given each one's usable memory."""
+) -> tuple[FitRow, ...]:
+    """The fit of each SKU for these facts, given each one's usable memory, as numbers:
+    (jobs one card holds, usable GiB, GiB the jobs are counted against); see
+    :class:`CardFit`."""
     kind = str(facts["workload.kind"])
+    label = policy.counts_label(kind)
     if not policy.shares_cards(kind):
-        label = policy.counts_label(kind)
-        return [
-            CardFit(space, sku.vram_gib if label else space, 1)
-            for sku, space in zip(skus, usable, strict=True)
-        ]
+        if label:
+            return tuple((1, space, sku.vram_gib) for sku, space in zip(skus, usable, strict=True))
+        return tuple((1, space, space) for space in usable)
     need = number(facts, "workload.vram_need_gib")
     jobs = int(number(facts, "workload.concurrent_jobs"))
     footprint = policy.job_footprint_gib(kind, need)
-    label = policy.counts_label(kind)
-    fits = []
+    jobs_in = policy.jobs_in
+    rows = []
     for sku, space in zip(skus, usable, strict=True):
         basis = sku.vram_gib if label else space
-        held = policy.jobs_in(basis, footprint)
-        fits.append(CardFit(space, basis, max(1, min(held, jobs))))
-    return fits
+        rows.append((max(1, min(jobs_in(basis, footprint), jobs)), space, basis))
+    return tuple(rows)
 
 
 def per_job_gib(fit: CardFit) -> float:

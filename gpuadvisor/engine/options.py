@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping
 from gpuadvisor.engine.capacity import (
     CardFit,
     card_fit,
-    card_fits,
     ecc_wanted,
     existing_cards,
+    fit_rows,
     per_job_gib,
     usable_gib,
 )
@@ -98,7 +98,7 @@ def option_plan(
     if usable is None:
         wanted = ecc_wanted(facts)
         usable = tuple(usable_gib(sku, wanted, policy) for sku in skus)
-    fits = [(f.per_card, f.usable_gib, f.basis_gib) for f in card_fits(skus, usable, facts, policy)]
+    fits = fit_rows(skus, usable, facts, policy)
     existing: tuple[object, ...] = ()
     found = existing_cards(facts, skus)
     if found is not None:
@@ -114,7 +114,7 @@ def option_plan(
     if not (data_parallel or split_ready):
         count_max = min(count_max, max(jobs + kept, 2))
     params = (jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready)
-    return params, tuple(fits)
+    return params, fits
 
 
 def _dp_counts(jobs: int, count_max: int, per_job_cards: int) -> list[tuple[int, int]]:
