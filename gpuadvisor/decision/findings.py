@@ -114,8 +114,8 @@ def not_followed(
             favoured = [n for n, w in [*effect.shape.items(), *effect.class_.items()] if w > 0]
             lost = [n for n in favoured if n in why]
             if lost and not any(n in chosen for n in favoured):
-                data = finding.model_dump()
-                data["effect"] = f"{finding.effect}; not followed ({lost[0]}: {why[lost[0]]})"
-                finding = Finding.model_validate(data)
+                # A str for a str field: nothing to validate again (the rest was).
+                text = f"{finding.effect}; not followed ({lost[0]}: {why[lost[0]]})"
+                finding = finding.model_copy(update={"effect": text})
         out.append(finding)
     return out
