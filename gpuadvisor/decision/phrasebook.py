@@ -136,12 +136,16 @@ class Phrasebook:
 
     MAX_OPTION_SETS = 256
 
-    __slots__ = ("_entries", "_excluded", "_facts", "_rules")
+    MAX_FACT_SETS = 1024
+
+    __slots__ = ("_entries", "_excluded", "_facts", "_held", "_rules")
 
     def __init__(self) -> None:
         self._entries: dict[tuple[object, ...], FixFirst | Finding] = {}
         self._excluded: dict[tuple[object, ...], Excluded] = {}
         self._facts: dict[tuple[object, ...], tuple[FactValue, str]] = {}
+        #: Whole runs of fact values (:meth:`facts_held`).
+        self._held: dict[tuple[object, ...], tuple[FactValue, ...]] = {}
         #: What each rule (by id) is phrased from.
         self._rules: dict[str, _RuleWords] = {}
 
@@ -152,6 +156,34 @@ class Phrasebook:
     def facts_of(self, rows: Iterable[tuple[str, Value, str, str]]) -> tuple[FactValue, ...]:
         """:meth:`fact` of each (name, value, unit, source), in order."""
         return tuple(self._fact(name, value, unit, source)[0] for name, value, unit, source in rows)
+
+    def facts_held(
+        self,
+        names: tuple[str, ...],
+        units: tuple[str, ...],
+        defaults: tuple[str, ...],
+        facts: FactSet,
+    ) -> tuple[FactValue, ...]:
+        """:meth:`fact` of each of ``names`` that ``facts`` holds a value of, in order,
+        with its unit and its source (its default when ``facts`` names none). Kept whole
+        under the names, units and defaults, and every value (with its type, and a
+        zero's sign) and source found."""
+        values = tuple(map(facts.values.get, names))
+        sources = tuple(map(facts.sources.get, names, defaults))
+        types = tuple(map(type, values))
+        key: tuple[object, ...] = (names, units, defaults, values, types, sources)
+        if 0 in values:
+            key += _signed_zeros(values)
+        found = self._held.get(key)
+        if found is None:
+            if len(self._held) >= self.MAX_FACT_SETS:
+                self._held.clear()
+            found = self._held[key] = tuple(
+                self._fact(name, value, unit, source)[0]
+                for name, value, unit, source in zip(names, values, units, sources, strict=True)
+                if value is not None
+            )
+        return found
 
     def _fact(self, name: str, value: Value, unit: str, source: str) -> tuple[FactValue, str]:
         """The fact value and the evidence text that cites it."""
@@ -200,17 +232,20 @@ class Phrasebook:
     ) -> FixFirst | Finding:
         """A fired preference rule's finding (or fix-first item); with ``effect``, an
         active constraint's finding that says what it excluded."""
-        words = self._words(rule)
+        words = self._rules.get(rule.id) or self._words(rule)
         names = words.names
-        values = (*map(facts.values.get, names), *map(core.facts.get, words.placeholders))
-        key = (
+        values = tuple(map(facts.values.get, names))
+        if words.placeholders:
+            values += tuple(map(core.facts.get, words.placeholders))
+        key: tuple[object, ...] = (
             rule.id,
             effect,
             values,
             tuple(map(type, values)),
             tuple(map(facts.sources.get, names)),
-            *_signed_zeros(values),
         )
+        if 0 in values:
+            key += _signed_zeros(values)
         found = self._entries.get(key)
         if found is None:
             if len(self._entries) >= self.MAX_ENTRIES:
