@@ -136,16 +136,12 @@ class Phrasebook:
 
     MAX_OPTION_SETS = 256
 
-    MAX_FACT_SETS = 1024
-
-    __slots__ = ("_entries", "_excluded", "_facts", "_held", "_rules")
+    __slots__ = ("_entries", "_excluded", "_facts", "_rules")
 
     def __init__(self) -> None:
         self._entries: dict[tuple[object, ...], FixFirst | Finding] = {}
         self._excluded: dict[tuple[object, ...], Excluded] = {}
         self._facts: dict[tuple[object, ...], tuple[FactValue, str]] = {}
-        #: Whole runs of fact values (:meth:`facts_held`).
-        self._held: dict[tuple[object, ...], tuple[FactValue, ...]] = {}
         #: What each rule (by id) is phrased from.
         self._rules: dict[str, _RuleWords] = {}
 
@@ -165,25 +161,14 @@ class Phrasebook:
         facts: FactSet,
     ) -> tuple[FactValue, ...]:
         """:meth:`fact` of each of ``names`` that ``facts`` holds a value of, in order,
-        with its unit and its source (its default when ``facts`` names none). Kept whole
-        under the names, units and defaults, and every value (with its type, and a
-        zero's sign) and source found."""
-        values = tuple(map(facts.values.get, names))
-        sources = tuple(map(facts.sources.get, names, defaults))
-        types = tuple(map(type, values))
-        key: tuple[object, ...] = (names, units, defaults, values, types, sources)
-        if 0 in values:
-            key += _signed_zeros(values)
-        found = self._held.get(key)
-        if found is None:
-            if len(self._held) >= self.MAX_FACT_SETS:
-                self._held.clear()
-            found = self._held[key] = tuple(
-                self._fact(name, value, unit, source)[0]
-                for name, value, unit, source in zip(names, values, units, sources, strict=True)
-                if value is not None
-            )
-        return found
+        with its unit and its source (its default when ``facts`` names none)."""
+        values, sources = facts.values, facts.sources
+        found = []
+        for name, unit, default in zip(names, units, defaults, strict=True):
+            value = values.get(name)
+            if value is not None:
+                found.append(self._fact(name, value, unit, sources.get(name, default))[0])
+        return tuple(found)
 
     def _fact(self, name: str, value: Value, unit: str, source: str) -> tuple[FactValue, str]:
         """The fact value and the evidence text that cites it."""
