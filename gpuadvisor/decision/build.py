@@ -13,6 +13,7 @@ import datetime as dt
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts, not_followed
+from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_assumptions
 from gpuadvisor.decision.model import (
     Capacity,
@@ -158,12 +159,15 @@ def describe_outcome(outcome: Outcome) -> str:
 
 def sensitivity_entry(flip: Flip) -> Sensitivity:
     """One what-would-change entry of the decision."""
-    return Sensitivity(
-        input=flip.input,
-        current=flip.current,
-        flips_at=flip.flips_at,
-        to=describe_outcome(flip.outcome),
-        direction=flip.direction,
+    return made(
+        Sensitivity,
+        {
+            "input": flip.input,
+            "current": flip.current,
+            "flips_at": flip.flips_at,
+            "to": describe_outcome(flip.outcome),
+            "direction": flip.direction,
+        },
     )
 
 
@@ -247,58 +251,77 @@ def decide(
     picks = _picks(shown, ctx)
     enough = enough_of(core, ctx, picks[0]) if picks else None
     flips = scan(engine, core) if sensitivity else ()
-    return Decision(
-        meta=Meta(
-            title=profile.meta.title,
-            requester=profile.meta.requester,
-            notes=profile.meta.notes,
-            isv_apps=profile.requirements.isv_apps,
-        ),
-        recommendation=Recommendation(
-            shape=core.chosen.shape,
-            class_=core.chosen.class_,
-            gpu_count=top.count if top else 0,
-            headline=_headline(core, tuple(fixes), capacity),
-            confidence=confidence,
-            near_tie=near_tie,
-            ranking=ranking,
-            action=top.action if top is not None else _action_without_pick(core),
-            capacity=capacity,
-            existing=existing_of(measured_gpus, core),
-        ),
-        fix_first=tuple(fixes),
-        findings=tuple(findings),
-        picks=picks,
-        rejected=rejected,
-        alternatives=tuple(alternatives(core, ctx, eliminated)),
-        sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
-        scores={
-            "shape": {str(k): v for k, v in core.shape_scores.items()},
-            "class": {str(k): v for k, v in core.class_scores.items()},
+    return made(
+        Decision,
+        {
+            "meta": made(
+                Meta,
+                {
+                    "title": profile.meta.title,
+                    "requester": profile.meta.requester,
+                    "notes": profile.meta.notes,
+                    "isv_apps": profile.requirements.isv_apps,
+                },
+            ),
+            "recommendation": made(
+                Recommendation,
+                {
+                    "shape": core.chosen.shape,
+                    "class_": core.chosen.class_,
+                    "gpu_count": top.count if top else 0,
+                    "headline": _headline(core, tuple(fixes), capacity),
+                    "confidence": confidence,
+                    "near_tie": near_tie,
+                    "ranking": ranking,
+                    "action": top.action if top is not None else _action_without_pick(core),
+                    "capacity": capacity,
+                    "existing": existing_of(measured_gpus, core),
+                },
+            ),
+            "fix_first": tuple(fixes),
+            "findings": tuple(findings),
+            "picks": picks,
+            "rejected": rejected,
+            "alternatives": tuple(alternatives(core, ctx, eliminated)),
+            "sensitivity": tuple(sensitivity_entry(flip) for flip in flips),
+            "scores": {
+                "shape": {str(k): v for k, v in core.shape_scores.items()},
+                "class": {str(k): v for k, v in core.class_scores.items()},
+            },
+            "assumptions": ASSUMPTIONS
+            + unstated_platform(profile)
+            + market_assumptions(
+                (option for _, option in shown),
+                core.active_constraints,
+                core.facts,
+                profile.requirements.isv_apps,
+                engine.catalog,
+            ),
+            "measured": measured_facts(facts, book),
+            "gpus": measured_gpus,
+            "vram_need_gib": _number_or_none(facts.values.get("workload.vram_need_gib")),
+            "lifecycle_years": _number_or_none(facts.values.get("requirements.lifecycle_years")),
+            "inputs": made(
+                Inputs,
+                {
+                    "profile_sha256": profile_sha256,
+                    "profile_file": profile_file,
+                    "evidence": evidence,
+                },
+            ),
+            "provenance": made(
+                Provenance,
+                {
+                    "gpuadvisor": __version__,
+                    "catalog": engine.catalog.version,
+                    "rules": engine.rules.version,
+                    "generated_at": as_of.isoformat(),
+                },
+            ),
+            "enough": enough,
+            "evidence_conflicts": evidence_conflicts,
+            "sizing": _sizing(profile, facts),
         },
-        assumptions=ASSUMPTIONS
-        + unstated_platform(profile)
-        + market_assumptions(
-            (option for _, option in shown),
-            core.active_constraints,
-            core.facts,
-            profile.requirements.isv_apps,
-            engine.catalog,
-        ),
-        measured=measured_facts(facts, book),
-        gpus=measured_gpus,
-        vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
-        lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
-        inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),
-        provenance=Provenance(
-            gpuadvisor=__version__,
-            catalog=engine.catalog.version,
-            rules=engine.rules.version,
-            generated_at=as_of.isoformat(),
-        ),
-        enough=enough,
-        evidence_conflicts=evidence_conflicts,
-        sizing=_sizing(profile, facts),
     )
 
 
@@ -310,10 +333,13 @@ def _action_without_pick(core: Core) -> str:
 def _sizing(profile: Profile, facts: FactSet) -> Sizing:
     """The decision's ``sizing``; the estimator is loaded only for a described model."""
     if facts.sizing is None:
-        return Sizing(
-            vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
-            source="stated",
-            breakdown={},
+        return made(
+            Sizing,
+            {
+                "vram_need_gib": _number_or_none(facts.values.get("workload.vram_need_gib")),
+                "source": "stated",
+                "breakdown": {},
+            },
         )
     from gpuadvisor.decision.sizing import sizing_of
 

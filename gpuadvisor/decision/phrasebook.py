@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from itertools import compress
 from typing import Literal, NamedTuple
 
+from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst
 from gpuadvisor.decision.words import SHARE_UNIT, format_measure
 from gpuadvisor.engine.core import Core
@@ -179,7 +180,7 @@ class Phrasebook:
         if found is None:
             if len(self._facts) >= self.MAX_ENTRIES:
                 self._facts.clear()
-            fact = FactValue(name=name, value=value, unit=unit, source=source)
+            fact = made(FactValue, {"name": name, "value": value, "unit": unit, "source": source})
             line = f"{fact.name} = {format_measure(fact.value, fact.unit)} ({fact.source})"
             found = self._facts[key] = (fact, line)
         return found
@@ -256,27 +257,33 @@ class Phrasebook:
         evidence = "; ".join(lines)
         data = rule.data
         if effect is None and data.effect.fix_first:
-            return FixFirst(
-                rule=rule.id,
-                category=data.category,
-                title=data.title,
-                evidence=evidence,
-                action=_filled(words.action, core.facts),
-                rationale=_filled(words.rationale, core.facts),
-                facts=tuple(shown),
+            return made(
+                FixFirst,
+                {
+                    "rule": rule.id,
+                    "category": data.category,
+                    "title": data.title,
+                    "evidence": evidence,
+                    "action": _filled(words.action, core.facts),
+                    "rationale": _filled(words.rationale, core.facts),
+                    "facts": tuple(shown),
+                },
             )
         kind: Kind = "preference" if effect is None else "constraint"
-        return Finding(
-            rule=rule.id,
-            category=data.category,
-            severity=data.severity,
-            title=data.title,
-            evidence=evidence,
-            rationale=_filled(words.rationale, core.facts),
-            action=_filled(words.action, core.facts),
-            effect=words.effect if effect is None else effect,
-            kind=kind,
-            facts=tuple(shown),
+        return made(
+            Finding,
+            {
+                "rule": rule.id,
+                "category": data.category,
+                "severity": data.severity,
+                "title": data.title,
+                "evidence": evidence,
+                "rationale": _filled(words.rationale, core.facts),
+                "action": _filled(words.action, core.facts),
+                "effect": words.effect if effect is None else effect,
+                "kind": kind,
+                "facts": tuple(shown),
+            },
         )
 
 

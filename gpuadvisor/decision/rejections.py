@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any
 
+from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Alternative, Rejected
 from gpuadvisor.decision.purchase import PickContext, counted, make_pick
 from gpuadvisor.engine.core import Core, PairResult
@@ -73,7 +74,9 @@ def rejections(core: Core, eliminated: Eliminations) -> list[Rejected]:
     chosen = core.chosen
     # A shape no option was made for (one job: no independent jobs; no data-parallel
     # software: no data-parallel job) is not a purchase this workload could make.
-    made = {shape for (shape, _), bits in zip(PAIRS, core.options.pair_bits, strict=True) if bits}
+    offered = {
+        shape for (shape, _), bits in zip(PAIRS, core.options.pair_bits, strict=True) if bits
+    }
     by_shape: dict[str, list[PairResult]] = {}
     by_class: dict[str, list[PairResult]] = {}
     for pair in core.pairs:
@@ -85,7 +88,7 @@ def rejections(core: Core, eliminated: Eliminations) -> list[Rejected]:
     groups: list[tuple[str, str, str, Mapping[Any, int], list[PairResult]]] = [
         ("shape", s, chosen.shape, core.shape_scores, by_shape.get(s, []))
         for s in SHAPES
-        if s != chosen.shape and s in made
+        if s != chosen.shape and s in offered
     ]
     groups += [
         ("class", c, chosen.class_, core.class_scores, by_class.get(c, []))
@@ -115,7 +118,7 @@ def rejections(core: Core, eliminated: Eliminations) -> list[Rejected]:
                 )
             else:
                 reason = f"scored {score:+d} against {winner:+d} for the chosen {axis}"
-        rejected.append(Rejected(option=name, because=because, reason=reason))
+        rejected.append(made(Rejected, {"option": name, "because": because, "reason": reason}))
     return rejected
 
 
@@ -152,12 +155,15 @@ def alternatives(core: Core, ctx: PickContext, eliminated: Eliminations) -> list
             continue  # the chosen pair, or a kind of purchase no option was made for
         best = make_pick(pair.ranked[0], 1, ctx.regroup(list(pair.ranked))) if pair.ranked else None
         found.append(
-            Alternative(
-                shape=pair.shape,
-                class_=pair.class_,
-                score=pair.score,
-                best=best,
-                eliminated_by=() if pair.ranked else eliminated.most([pair]),
+            made(
+                Alternative,
+                {
+                    "shape": pair.shape,
+                    "class_": pair.class_,
+                    "score": pair.score,
+                    "best": best,
+                    "eliminated_by": () if pair.ranked else eliminated.most([pair]),
+                },
             )
         )
     return found
