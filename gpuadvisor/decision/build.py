@@ -9,16 +9,13 @@ the engine only computes. Output models are validated as they are built.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
-from operator import itemgetter
-from typing import Any
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts, not_followed
+from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_assumptions
 from gpuadvisor.decision.model import (
-    Alternative,
     Capacity,
     Decision,
     EvidenceConflict,
@@ -30,7 +27,6 @@ from gpuadvisor.decision.model import (
     Pick,
     Provenance,
     Recommendation,
-    Rejected,
     Sensitivity,
     Sizing,
 )
@@ -45,16 +41,16 @@ from gpuadvisor.decision.purchase import (
     shape_phrase,
     shown_options,
 )
+from gpuadvisor.decision.rejections import Eliminations, alternatives, rejections
 from gpuadvisor.decision.situation import engine_findings
-from gpuadvisor.engine.core import Core, Engine, Outcome, PairResult
+from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.costs import ASSUMPTIONS
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
-from gpuadvisor.engine.option import PAIRS, Option
-from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
+from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
-from gpuadvisor.vocabulary import CLASSES, format_value
+from gpuadvisor.vocabulary import format_value
 
 
 def _picks(shown: list[tuple[int, Option]], ctx: PickContext) -> tuple[Pick, ...]:
@@ -127,118 +123,6 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
     return text
 
 
-def _most_eliminating(pairs: list[PairResult], n: int | None = None) -> tuple[str, ...]:
-    """The rules that eliminated most of these pairs' options, ties in the order first
-    met (what ``Counter.most_common`` of the summed counts gives)."""
-    counts: Mapping[str, int]
-    if len(pairs) == 1:
-        counts = pairs[0].elimination_counts
-    else:
-        summed: dict[str, int] = {}
-        for pair in pairs:
-            for rid, count in pair.elimination_counts.items():
-                summed[rid] = summed.get(rid, 0) + count
-        counts = summed
-    ranked = sorted(counts.items(), key=_COUNT, reverse=True)
-    return tuple(map(_RULE, ranked if n is None else ranked[:n]))
-
-
-_COUNT, _RULE = itemgetter(1), itemgetter(0)
-
-
-def _rejections(core: Core) -> list[Rejected]:
-    rejected: list[Rejected] = []
-    chosen = core.chosen
-    # A shape no option was made for (one job: no independent jobs; no data-parallel
-    # software: no data-parallel job) is not a purchase this workload could make.
-    made = {shape for (shape, _), bits in zip(PAIRS, core.options.pair_bits, strict=True) if bits}
-    by_shape: dict[str, list[PairResult]] = {}
-    by_class: dict[str, list[PairResult]] = {}
-    for pair in core.pairs:
-        by_shape.setdefault(pair.shape, []).append(pair)
-        by_class.setdefault(pair.class_, []).append(pair)
-    fired: list[tuple[str, Mapping[Any, int], Mapping[Any, int]]] = [
-        (r.id, r.data.effect.shape, r.data.effect.class_) for r in core.fired
-    ]
-    groups: list[tuple[str, str, str, Mapping[Any, int], list[PairResult]]] = [
-        ("shape", s, chosen.shape, core.shape_scores, by_shape.get(s, []))
-        for s in SHAPES
-        if s != chosen.shape and s in made
-    ]
-    groups += [
-        ("class", c, chosen.class_, core.class_scores, by_class.get(c, []))
-        for c in CLASSES
-        if c != chosen.class_
-    ]
-    for axis, name, won, scores, pairs in groups:
-        score = scores[name]
-        winner = scores[won]
-        alive = [p for p in pairs if p.ranked]
-        if not alive:
-            because = _most_eliminating(pairs, 4)
-            reason = "no option of this kind meets every requirement"
-        else:
-            shape_axis = axis == "shape"
-            against = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(name, 0) < 0]
-            favour = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(won, 0) > 0]
-            because = tuple(dict.fromkeys(against + favour))
-            fewer = _serves_fewer(core, alive)
-            if fewer is not None:
-                reason = fewer
-                because = tuple(dict.fromkeys([*_most_eliminating(pairs, 4), *because]))
-            elif score == winner:
-                reason = (
-                    f"tied on score ({score:+d}); lost on the tie-break "
-                    "(simpler shape, then lower cost)"
-                )
-            else:
-                reason = f"scored {score:+d} against {winner:+d} for the chosen {axis}"
-        rejected.append(Rejected(option=name, because=because, reason=reason))
-    return rejected
-
-
-def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
-    """Why these pairs lost when their best option serves fewer jobs than the chosen one
-    (or buys what the chosen keeps): capacity comes before the score."""
-    top = core.top
-    if top is None or not pairs:
-        return None
-    best = max(p.ranked[0].jobs_served for p in pairs)
-    if best < top.jobs_served:
-        wanted = int(_number_or_none(core.facts["workload.concurrent_jobs"]) or 1)
-        return (
-            f"its best option serves {best} of {counted(wanted, core.facts)} against "
-            f"{top.jobs_served} for the chosen"
-        )
-    if top.count == 0 and all(p.ranked[0].count for p in pairs):
-        return "the cards already in the host serve as many, so buying is not needed"
-    return None
-
-
-#: The order of pairs of one score: the simpler shape, then the class (CLASSES' order).
-_PAIR_RANK = {(s, c): (SHAPES.index(s), CLASSES.index(c)) for s in SHAPES for c in CLASSES}
-
-
-def _alternatives(core: Core, ctx: PickContext) -> list[Alternative]:
-    """The other pairs, best first, each with its best option (``ctx``: the decision's
-    pick context, regrouped for each pair)."""
-    alternatives = []
-    for pair in sorted(core.pairs, key=lambda p: (-p.score, _PAIR_RANK[p.shape, p.class_])):
-        if pair is core.chosen or not (pair.ranked or pair.elimination_counts):
-            continue  # the chosen pair, or a kind of purchase no option was made for
-        best = make_pick(pair.ranked[0], 1, ctx.regroup(list(pair.ranked))) if pair.ranked else None
-        alternatives.append(
-            Alternative(
-                shape=pair.shape,
-                class_=pair.class_,
-                score=pair.score,
-                best=best,
-                eliminated_by=() if pair.ranked else _most_eliminating([pair]),
-            )
-        )
-    return alternatives
-
-
 def _confidence(core: Core) -> tuple[str, str | None]:
     if not core.feasible:
         return "low", None
@@ -275,12 +159,15 @@ def describe_outcome(outcome: Outcome) -> str:
 
 def sensitivity_entry(flip: Flip) -> Sensitivity:
     """One what-would-change entry of the decision."""
-    return Sensitivity(
-        input=flip.input,
-        current=flip.current,
-        flips_at=flip.flips_at,
-        to=describe_outcome(flip.outcome),
-        direction=flip.direction,
+    return made(
+        Sensitivity,
+        {
+            "input": flip.input,
+            "current": flip.current,
+            "flips_at": flip.flips_at,
+            "to": describe_outcome(flip.outcome),
+            "direction": flip.direction,
+        },
     )
 
 
@@ -353,7 +240,8 @@ def decide(
     fixes, findings = findings_of(core, facts, book)
     first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
     more = engine_findings(core, facts, book, capacity)
-    rejected = tuple(_rejections(core))
+    eliminated = Eliminations()
+    rejected = tuple(rejections(core, eliminated))
     findings = not_followed([*findings[:first], *more, *findings[first:]], core, rejected)
     confidence, near_tie = _confidence(core)
     shown = shown_options(core.chosen.ranked)
@@ -363,58 +251,77 @@ def decide(
     picks = _picks(shown, ctx)
     enough = enough_of(core, ctx, picks[0]) if picks else None
     flips = scan(engine, core) if sensitivity else ()
-    return Decision(
-        meta=Meta(
-            title=profile.meta.title,
-            requester=profile.meta.requester,
-            notes=profile.meta.notes,
-            isv_apps=profile.requirements.isv_apps,
-        ),
-        recommendation=Recommendation(
-            shape=core.chosen.shape,
-            class_=core.chosen.class_,
-            gpu_count=top.count if top else 0,
-            headline=_headline(core, tuple(fixes), capacity),
-            confidence=confidence,
-            near_tie=near_tie,
-            ranking=ranking,
-            action=top.action if top is not None else _action_without_pick(core),
-            capacity=capacity,
-            existing=existing_of(measured_gpus, core),
-        ),
-        fix_first=tuple(fixes),
-        findings=tuple(findings),
-        picks=picks,
-        rejected=rejected,
-        alternatives=tuple(_alternatives(core, ctx)),
-        sensitivity=tuple(sensitivity_entry(flip) for flip in flips),
-        scores={
-            "shape": {str(k): v for k, v in core.shape_scores.items()},
-            "class": {str(k): v for k, v in core.class_scores.items()},
+    return made(
+        Decision,
+        {
+            "meta": made(
+                Meta,
+                {
+                    "title": profile.meta.title,
+                    "requester": profile.meta.requester,
+                    "notes": profile.meta.notes,
+                    "isv_apps": profile.requirements.isv_apps,
+                },
+            ),
+            "recommendation": made(
+                Recommendation,
+                {
+                    "shape": core.chosen.shape,
+                    "class_": core.chosen.class_,
+                    "gpu_count": top.count if top else 0,
+                    "headline": _headline(core, tuple(fixes), capacity),
+                    "confidence": confidence,
+                    "near_tie": near_tie,
+                    "ranking": ranking,
+                    "action": top.action if top is not None else _action_without_pick(core),
+                    "capacity": capacity,
+                    "existing": existing_of(measured_gpus, core),
+                },
+            ),
+            "fix_first": tuple(fixes),
+            "findings": tuple(findings),
+            "picks": picks,
+            "rejected": rejected,
+            "alternatives": tuple(alternatives(core, ctx, eliminated)),
+            "sensitivity": tuple(sensitivity_entry(flip) for flip in flips),
+            "scores": {
+                "shape": {str(k): v for k, v in core.shape_scores.items()},
+                "class": {str(k): v for k, v in core.class_scores.items()},
+            },
+            "assumptions": ASSUMPTIONS
+            + unstated_platform(profile)
+            + market_assumptions(
+                (option for _, option in shown),
+                core.active_constraints,
+                core.facts,
+                profile.requirements.isv_apps,
+                engine.catalog,
+            ),
+            "measured": measured_facts(facts, book),
+            "gpus": measured_gpus,
+            "vram_need_gib": _number_or_none(facts.values.get("workload.vram_need_gib")),
+            "lifecycle_years": _number_or_none(facts.values.get("requirements.lifecycle_years")),
+            "inputs": made(
+                Inputs,
+                {
+                    "profile_sha256": profile_sha256,
+                    "profile_file": profile_file,
+                    "evidence": evidence,
+                },
+            ),
+            "provenance": made(
+                Provenance,
+                {
+                    "gpuadvisor": __version__,
+                    "catalog": engine.catalog.version,
+                    "rules": engine.rules.version,
+                    "generated_at": as_of.isoformat(),
+                },
+            ),
+            "enough": enough,
+            "evidence_conflicts": evidence_conflicts,
+            "sizing": _sizing(profile, facts),
         },
-        assumptions=ASSUMPTIONS
-        + unstated_platform(profile)
-        + market_assumptions(
-            (option for _, option in shown),
-            core.active_constraints,
-            core.facts,
-            profile.requirements.isv_apps,
-            engine.catalog,
-        ),
-        measured=measured_facts(facts, book),
-        gpus=measured_gpus,
-        vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
-        lifecycle_years=_number_or_none(facts.values.get("requirements.lifecycle_years")),
-        inputs=Inputs(profile_sha256=profile_sha256, profile_file=profile_file, evidence=evidence),
-        provenance=Provenance(
-            gpuadvisor=__version__,
-            catalog=engine.catalog.version,
-            rules=engine.rules.version,
-            generated_at=as_of.isoformat(),
-        ),
-        enough=enough,
-        evidence_conflicts=evidence_conflicts,
-        sizing=_sizing(profile, facts),
     )
 
 
@@ -426,10 +333,13 @@ def _action_without_pick(core: Core) -> str:
 def _sizing(profile: Profile, facts: FactSet) -> Sizing:
     """The decision's ``sizing``; the estimator is loaded only for a described model."""
     if facts.sizing is None:
-        return Sizing(
-            vram_need_gib=_number_or_none(facts.values.get("workload.vram_need_gib")),
-            source="stated",
-            breakdown={},
+        return made(
+            Sizing,
+            {
+                "vram_need_gib": _number_or_none(facts.values.get("workload.vram_need_gib")),
+                "source": "stated",
+                "breakdown": {},
+            },
         )
     from gpuadvisor.decision.sizing import sizing_of
 

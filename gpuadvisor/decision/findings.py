@@ -79,21 +79,18 @@ def _no_fit(core: Core) -> Finding:
     )
 
 
-#: The host facts a decision lists as measured, with their units.
-_MEASURED = tuple((s.name, s.unit) for s in HOST_FACTS if s.name != "host.evidence_present")
-_MEASURED_NAMES = tuple(name for name, _ in _MEASURED)
+#: The host facts a decision lists as measured, their units, and the source of one the
+#: fact set names no source for.
+_MEASURED = tuple(s for s in HOST_FACTS if s.name != "host.evidence_present")
+_MEASURED_NAMES = tuple(s.name for s in _MEASURED)
+_MEASURED_UNITS = tuple(s.unit for s in _MEASURED)
+_MEASURED_SOURCES = ("evidence",) * len(_MEASURED)
 
 
 def measured_facts(facts: FactSet, book: Phrasebook | None = None) -> tuple[FactValue, ...]:
     """Every host fact the evidence gave, with its source file."""
     book = Phrasebook() if book is None else book
-    sources = facts.sources
-    values = map(facts.values.get, _MEASURED_NAMES)
-    return book.facts_of(
-        (name, value, unit, sources.get(name, "evidence"))
-        for (name, unit), value in zip(_MEASURED, values, strict=True)
-        if value is not None
-    )
+    return book.facts_held(_MEASURED_NAMES, _MEASURED_UNITS, _MEASURED_SOURCES, facts)
 
 
 def not_followed(
@@ -114,8 +111,8 @@ def not_followed(
             favoured = [n for n, w in [*effect.shape.items(), *effect.class_.items()] if w > 0]
             lost = [n for n in favoured if n in why]
             if lost and not any(n in chosen for n in favoured):
-                data = finding.model_dump()
-                data["effect"] = f"{finding.effect}; not followed ({lost[0]}: {why[lost[0]]})"
-                finding = Finding.model_validate(data)
+                # A str for a str field: nothing to validate again (the rest was).
+                text = f"{finding.effect}; not followed ({lost[0]}: {why[lost[0]]})"
+                finding = finding.model_copy(update={"effect": text})
         out.append(finding)
     return out

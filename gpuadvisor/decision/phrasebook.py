@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from itertools import compress
 from typing import Literal, NamedTuple
 
+from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst
 from gpuadvisor.decision.words import SHARE_UNIT, format_measure
 from gpuadvisor.engine.core import Core
@@ -153,6 +154,23 @@ class Phrasebook:
         """:meth:`fact` of each (name, value, unit, source), in order."""
         return tuple(self._fact(name, value, unit, source)[0] for name, value, unit, source in rows)
 
+    def facts_held(
+        self,
+        names: tuple[str, ...],
+        units: tuple[str, ...],
+        defaults: tuple[str, ...],
+        facts: FactSet,
+    ) -> tuple[FactValue, ...]:
+        """:meth:`fact` of each of ``names`` that ``facts`` holds a value of, in order,
+        with its unit and its source (its default when ``facts`` names none)."""
+        values, sources = facts.values, facts.sources
+        found = []
+        for name, unit, default in zip(names, units, defaults, strict=True):
+            value = values.get(name)
+            if value is not None:
+                found.append(self._fact(name, value, unit, sources.get(name, default))[0])
+        return tuple(found)
+
     def _fact(self, name: str, value: Value, unit: str, source: str) -> tuple[FactValue, str]:
         """The fact value and the evidence text that cites it."""
         key: tuple[object, ...] = (name, value.__class__, value, unit, source)
@@ -162,7 +180,7 @@ class Phrasebook:
         if found is None:
             if len(self._facts) >= self.MAX_ENTRIES:
                 self._facts.clear()
-            fact = FactValue(name=name, value=value, unit=unit, source=source)
+            fact = made(FactValue, {"name": name, "value": value, "unit": unit, "source": source})
             line = f"{fact.name} = {format_measure(fact.value, fact.unit)} ({fact.source})"
             found = self._facts[key] = (fact, line)
         return found
@@ -200,17 +218,20 @@ class Phrasebook:
     ) -> FixFirst | Finding:
         """A fired preference rule's finding (or fix-first item); with ``effect``, an
         active constraint's finding that says what it excluded."""
-        words = self._words(rule)
+        words = self._rules.get(rule.id) or self._words(rule)
         names = words.names
-        values = (*map(facts.values.get, names), *map(core.facts.get, words.placeholders))
-        key = (
+        values = tuple(map(facts.values.get, names))
+        if words.placeholders:
+            values += tuple(map(core.facts.get, words.placeholders))
+        key: tuple[object, ...] = (
             rule.id,
             effect,
             values,
             tuple(map(type, values)),
             tuple(map(facts.sources.get, names)),
-            *_signed_zeros(values),
         )
+        if 0 in values:
+            key += _signed_zeros(values)
         found = self._entries.get(key)
         if found is None:
             if len(self._entries) >= self.MAX_ENTRIES:
@@ -236,27 +257,33 @@ class Phrasebook:
         evidence = "; ".join(lines)
         data = rule.data
         if effect is None and data.effect.fix_first:
-            return FixFirst(
-                rule=rule.id,
-                category=data.category,
-                title=data.title,
-                evidence=evidence,
-                action=_filled(words.action, core.facts),
-                rationale=_filled(words.rationale, core.facts),
-                facts=tuple(shown),
+            return made(
+                FixFirst,
+                {
+                    "rule": rule.id,
+                    "category": data.category,
+                    "title": data.title,
+                    "evidence": evidence,
+                    "action": _filled(words.action, core.facts),
+                    "rationale": _filled(words.rationale, core.facts),
+                    "facts": tuple(shown),
+                },
             )
         kind: Kind = "preference" if effect is None else "constraint"
-        return Finding(
-            rule=rule.id,
-            category=data.category,
-            severity=data.severity,
-            title=data.title,
-            evidence=evidence,
-            rationale=_filled(words.rationale, core.facts),
-            action=_filled(words.action, core.facts),
-            effect=words.effect if effect is None else effect,
-            kind=kind,
-            facts=tuple(shown),
+        return made(
+            Finding,
+            {
+                "rule": rule.id,
+                "category": data.category,
+                "severity": data.severity,
+                "title": data.title,
+                "evidence": evidence,
+                "rationale": _filled(words.rationale, core.facts),
+                "action": _filled(words.action, core.facts),
+                "effect": words.effect if effect is None else effect,
+                "kind": kind,
+                "facts": tuple(shown),
+            },
         )
 
 

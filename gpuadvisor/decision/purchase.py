@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_fields
 from gpuadvisor.decision.model import Capacity, EnoughCard, ExistingCards, MeasuredGpu, Pick
 from gpuadvisor.engine.capacity import number
@@ -203,42 +204,45 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
 
         speed = option_speed(ctx.sizing, option, ctx.facts)
         why += speed_sentence(speed, ctx.facts) if speed is not None else ""
-    return Pick(
-        sku=sku.id,
-        name=sku.name,
-        count=option.count,
-        jobs_served=option.jobs_served,
-        price_usd=sku.price_usd,
-        total_price_usd=total,
-        energy_cost_usd=round(energy, 2),
-        licence_cost_usd=round(licence, 2),
-        lifecycle_cost_usd=None if total is None else round(total + energy + licence, 2),
-        price_kind=sku.price_kind,
-        **market_fields(sku, ctx.as_of),
-        why=why,
-        segment=sku.segment,
-        vram_gib=sku.vram_gib,
-        memory_bandwidth_gbs=sku.memory_bandwidth_gbs,
-        ecc=sku.ecc,
-        frame_lock=sku.frame_lock,
-        vgpu=sku.vgpu,
-        cooling=sku.cooling,
-        slot_width=sku.slot_width,
-        tdp_w=sku.tdp_w,
-        vram_per_job_gib=option.vram_per_job_gib,
-        usable_vram_gib=option.vram_per_job_gib,
-        headroom_gib=round(option.vram_per_job_gib - ctx.need, 3),
-        slots_total=option.total_slots,
-        action=option.action,
-        kept_count=option.kept,
-        kept_name=option.kept_sku.name if option.kept_sku else "",
-        cards_total=option.cards,
-        jobs_wanted=ctx.wanted,
-        board_power_w=option.total_power_w,
-        power_limit_w=float(limit) if limit is not None else None,
-        speed_cost_pct=round(loss, 1) if limit is not None else None,
-        memory_basis="vgpu-profile" if ctx.profiles else "usable",
-        speed=speed,
+    return made(
+        Pick,
+        {
+            "sku": sku.id,
+            "name": sku.name,
+            "count": option.count,
+            "jobs_served": option.jobs_served,
+            "price_usd": sku.price_usd,
+            "total_price_usd": total,
+            "energy_cost_usd": round(energy, 2),
+            "licence_cost_usd": round(licence, 2),
+            "lifecycle_cost_usd": None if total is None else round(total + energy + licence, 2),
+            "price_kind": sku.price_kind,
+            **market_fields(sku, ctx.as_of),
+            "why": why,
+            "segment": sku.segment,
+            "vram_gib": sku.vram_gib,
+            "memory_bandwidth_gbs": sku.memory_bandwidth_gbs,
+            "ecc": sku.ecc,
+            "frame_lock": sku.frame_lock,
+            "vgpu": sku.vgpu,
+            "cooling": sku.cooling,
+            "slot_width": sku.slot_width,
+            "tdp_w": sku.tdp_w,
+            "vram_per_job_gib": option.vram_per_job_gib,
+            "usable_vram_gib": option.vram_per_job_gib,
+            "headroom_gib": round(option.vram_per_job_gib - ctx.need, 3),
+            "slots_total": option.total_slots,
+            "action": option.action,
+            "kept_count": option.kept,
+            "kept_name": option.kept_sku.name if option.kept_sku else "",
+            "cards_total": option.cards,
+            "jobs_wanted": ctx.wanted,
+            "board_power_w": option.total_power_w,
+            "power_limit_w": float(limit) if limit is not None else None,
+            "speed_cost_pct": round(loss, 1) if limit is not None else None,
+            "memory_basis": "vgpu-profile" if ctx.profiles else "usable",
+            "speed": speed,
+        },
     )
 
 
@@ -284,14 +288,17 @@ def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | No
     if served < wanted:
         summary += f"; {hosts} hosts like this serve all {wanted:,}"
     _, many = units(facts)
-    return Capacity(
-        jobs_wanted=wanted,
-        jobs_served=served,
-        cards=cards,
-        hosts_needed=hosts,
-        shortfall=served < wanted,
-        unit=many,
-        summary=summary + ".",
+    return made(
+        Capacity,
+        {
+            "jobs_wanted": wanted,
+            "jobs_served": served,
+            "cards": cards,
+            "hosts_needed": hosts,
+            "shortfall": served < wanted,
+            "unit": many,
+            "summary": summary + ".",
+        },
     )
 
 
@@ -308,11 +315,14 @@ def existing_of(gpus: Sequence[MeasuredGpu], core: Core) -> tuple[ExistingCards,
     kept = top is not None and top.kept > 0
     sku = facts.get("host.gpu_catalog_sku")
     return tuple(
-        ExistingCards(
-            name=name or "GPU (model not reported)",
-            count=count,
-            kept=kept,
-            sku=str(sku) if sku is not None and len(counts) == 1 else None,
+        made(
+            ExistingCards,
+            {
+                "name": name or "GPU (model not reported)",
+                "count": count,
+                "kept": kept,
+                "sku": str(sku) if sku is not None and len(counts) == 1 else None,
+            },
         )
         for name, count in counts.items()
     )
@@ -340,7 +350,7 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
             f"The recommendation is itself the cheapest option that meets every requirement "
             f"and serves {counted(top.jobs_served, facts)}."
         )
-        return EnoughCard(pick=pick, same_as_top=True, extra_usd=0.0, text=text)
+        return made(EnoughCard, {"pick": pick, "same_as_top": True, "extra_usd": 0.0, "text": text})
     top_total, cheap_total = top.total_price_usd, cheapest.total_price_usd
     extra = None if top_total is None or cheap_total is None else top_total - cheap_total
     gains = _gains(top, cheapest, core, ctx)
@@ -356,11 +366,14 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
         + (", ".join(gains) if gains else "nothing the ranking measures")
         + "."
     )
-    return EnoughCard(
-        pick=pick,
-        same_as_top=False,
-        extra_usd=None if extra is None else round(extra, 2),
-        text=text,
+    return made(
+        EnoughCard,
+        {
+            "pick": pick,
+            "same_as_top": False,
+            "extra_usd": None if extra is None else round(extra, 2),
+            "text": text,
+        },
     )
 
 

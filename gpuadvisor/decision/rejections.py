@@ -1,0 +1,169 @@
+"""What lost, in words: each shape and class not chosen with why it lost, the other
+(shape, class) pairs with their best options, and the constraint rules that eliminated
+most of their options."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from operator import itemgetter
+from typing import Any
+
+from gpuadvisor.decision.made import made
+from gpuadvisor.decision.model import Alternative, Rejected
+from gpuadvisor.decision.purchase import PickContext, counted, make_pick
+from gpuadvisor.engine.core import Core, PairResult
+from gpuadvisor.engine.option import PAIRS
+from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
+from gpuadvisor.vocabulary import CLASSES
+
+_COUNT, _RULE = itemgetter(1), itemgetter(0)
+
+
+def eliminated_counts(pair: PairResult) -> dict[str, int]:
+    """How many of this pair's options each constraint rule eliminated, the rules in the
+    order a scan of the options meets them (lowest option first, then rule order): what
+    :attr:`PairResult.elimination_counts` holds, as a plain dict."""
+    within = pair.within
+    if not within:  # no option of this pair was made
+        return {}
+    found = [
+        ((here & -here).bit_length(), order, rule_id, here.bit_count())
+        for order, (rule_id, mask) in enumerate(pair.verdicts)
+        if (here := mask & within)
+    ]
+    found.sort()
+    return {rule_id: count for _, _, rule_id, count in found}
+
+
+class Eliminations:
+    """The elimination counts of one decision's pairs, each pair's worked out once
+    however many groups phrase it (a rejected shape, a rejected class, an alternative).
+    Lives for one decision: pairs are told apart by (shape, class)."""
+
+    __slots__ = ("_counts",)
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str], dict[str, int]] = {}
+
+    def of(self, pair: PairResult) -> dict[str, int]:
+        key = (pair.shape, pair.class_)
+        found = self._counts.get(key)
+        if found is None:
+            found = self._counts[key] = eliminated_counts(pair)
+        return found
+
+    def most(self, pairs: list[PairResult], n: int | None = None) -> tuple[str, ...]:
+        """The rules that eliminated most of these pairs' options, ties in the order
+        first met (what ``Counter.most_common`` of the summed counts gives)."""
+        counts: Mapping[str, int]
+        if len(pairs) == 1:
+            counts = self.of(pairs[0])
+        else:
+            summed: dict[str, int] = {}
+            for pair in pairs:
+                for rid, count in self.of(pair).items():
+                    summed[rid] = summed.get(rid, 0) + count
+            counts = summed
+        ranked = sorted(counts.items(), key=_COUNT, reverse=True)
+        return tuple(map(_RULE, ranked if n is None else ranked[:n]))
+
+
+def rejections(core: Core, eliminated: Eliminations) -> list[Rejected]:
+    """Each shape and class not chosen, with the rules behind its loss and why."""
+    rejected: list[Rejected] = []
+    chosen = core.chosen
+    # A shape no option was made for (one job: no independent jobs; no data-parallel
+    # software: no data-parallel job) is not a purchase this workload could make.
+    offered = {
+        shape for (shape, _), bits in zip(PAIRS, core.options.pair_bits, strict=True) if bits
+    }
+    by_shape: dict[str, list[PairResult]] = {}
+    by_class: dict[str, list[PairResult]] = {}
+    for pair in core.pairs:
+        by_shape.setdefault(pair.shape, []).append(pair)
+        by_class.setdefault(pair.class_, []).append(pair)
+    fired: list[tuple[str, Mapping[Any, int], Mapping[Any, int]]] = [
+        (r.id, r.data.effect.shape, r.data.effect.class_) for r in core.fired
+    ]
+    groups: list[tuple[str, str, str, Mapping[Any, int], list[PairResult]]] = [
+        ("shape", s, chosen.shape, core.shape_scores, by_shape.get(s, []))
+        for s in SHAPES
+        if s != chosen.shape and s in offered
+    ]
+    groups += [
+        ("class", c, chosen.class_, core.class_scores, by_class.get(c, []))
+        for c in CLASSES
+        if c != chosen.class_
+    ]
+    for axis, name, won, scores, pairs in groups:
+        score = scores[name]
+        winner = scores[won]
+        alive = [p for p in pairs if p.ranked]
+        if not alive:
+            because = eliminated.most(pairs, 4)
+            reason = "no option of this kind meets every requirement"
+        else:
+            shape_axis = axis == "shape"
+            against = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(name, 0) < 0]
+            favour = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(won, 0) > 0]
+            because = tuple(dict.fromkeys(against + favour))
+            fewer = _serves_fewer(core, alive)
+            if fewer is not None:
+                reason = fewer
+                because = tuple(dict.fromkeys([*eliminated.most(pairs, 4), *because]))
+            elif score == winner:
+                reason = (
+                    f"tied on score ({score:+d}); lost on the tie-break "
+                    "(simpler shape, then lower cost)"
+                )
+            else:
+                reason = f"scored {score:+d} against {winner:+d} for the chosen {axis}"
+        rejected.append(made(Rejected, {"option": name, "because": because, "reason": reason}))
+    return rejected
+
+
+def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
+    """Why these pairs lost when their best option serves fewer jobs than the chosen one
+    (or buys what the chosen keeps): capacity comes before the score."""
+    top = core.top
+    if top is None or not pairs:
+        return None
+    best = max(p.ranked[0].jobs_served for p in pairs)
+    if best < top.jobs_served:
+        jobs = core.facts["workload.concurrent_jobs"]
+        plain = isinstance(jobs, (int, float)) and not isinstance(jobs, bool)
+        wanted = int(jobs) if plain and jobs else 1  # what a missing or zero number gives
+        return (
+            f"its best option serves {best} of {counted(wanted, core.facts)} against "
+            f"{top.jobs_served} for the chosen"
+        )
+    if top.count == 0 and all(p.ranked[0].count for p in pairs):
+        return "the cards already in the host serve as many, so buying is not needed"
+    return None
+
+
+#: The order of pairs of one score: the simpler shape, then the class (CLASSES' order).
+_PAIR_RANK = {(s, c): (SHAPES.index(s), CLASSES.index(c)) for s in SHAPES for c in CLASSES}
+
+
+def alternatives(core: Core, ctx: PickContext, eliminated: Eliminations) -> list[Alternative]:
+    """The other pairs, best first, each with its best option (``ctx``: the decision's
+    pick context, regrouped for each pair)."""
+    found = []
+    for pair in sorted(core.pairs, key=lambda p: (-p.score, _PAIR_RANK[p.shape, p.class_])):
+        if pair is core.chosen or not (pair.ranked or eliminated.of(pair)):
+            continue  # the chosen pair, or a kind of purchase no option was made for
+        best = make_pick(pair.ranked[0], 1, ctx.regroup(list(pair.ranked))) if pair.ranked else None
+        found.append(
+            made(
+                Alternative,
+                {
+                    "shape": pair.shape,
+                    "class_": pair.class_,
+                    "score": pair.score,
+                    "best": best,
+                    "eliminated_by": () if pair.ranked else eliminated.most([pair]),
+                },
+            )
+        )
+    return found
