@@ -58,7 +58,9 @@ def findings_of(
 
 def _no_fit(core: Core) -> Finding:
     counts = eliminations(core.verdicts, core.options.full)
-    top = ", ".join(f"{rid} ({n} options)" for rid, n in counts.most_common(5))
+    # Most first, ties in the order met (what Counter.most_common gives).
+    most = sorted(counts.items(), key=lambda item: item[1], reverse=True)[:5]
+    top = ", ".join(f"{rid} ({n} options)" for rid, n in most)
     return Finding(
         rule="ENGINE-NOFIT-001",
         category="cost",

@@ -12,6 +12,7 @@ from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Alternative, Rejected
 from gpuadvisor.decision.purchase import PickContext, counted, make_pick
 from gpuadvisor.engine.core import Core, PairResult
+from gpuadvisor.engine.memo import eliminations
 from gpuadvisor.engine.option import PAIRS
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.vocabulary import CLASSES
@@ -21,18 +22,8 @@ _COUNT, _RULE = itemgetter(1), itemgetter(0)
 
 def eliminated_counts(pair: PairResult) -> dict[str, int]:
     """How many of this pair's options each constraint rule eliminated, the rules in the
-    order a scan of the options meets them (lowest option first, then rule order): what
-    :attr:`PairResult.elimination_counts` holds, as a plain dict."""
-    within = pair.within
-    if not within:  # no option of this pair was made
-        return {}
-    found = [
-        ((here & -here).bit_length(), order, rule_id, here.bit_count())
-        for order, (rule_id, mask) in enumerate(pair.verdicts)
-        if (here := mask & within)
-    ]
-    found.sort()
-    return {rule_id: count for _, _, rule_id, count in found}
+    order a scan of the options meets them (lowest option first, then rule order)."""
+    return eliminations(pair.verdicts, pair.within)
 
 
 class Eliminations:

@@ -26,7 +26,6 @@ their decisions share. Nothing here is I/O; the same inputs always give the same
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -56,7 +55,7 @@ class PairResult:
     within: int = field(repr=False, compare=False)
 
     @cached_property
-    def elimination_counts(self) -> Counter[str]:
+    def elimination_counts(self) -> dict[str, int]:
         """How many of this pair's options each constraint rule eliminated (worked out
         when asked: most decisions phrase only a few pairs)."""
         return eliminations(self.verdicts, self.within)

@@ -9,7 +9,6 @@ or reports; :class:`gpuadvisor.engine.core.Engine` owns one memo per catalog.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
@@ -45,16 +44,18 @@ class Verdict(NamedTuple):
     mask: int
 
 
-def eliminations(verdicts: tuple[Verdict, ...], within: int) -> Counter[str]:
+def eliminations(verdicts: tuple[Verdict, ...], within: int) -> dict[str, int]:
     """How many options of ``within`` (a bit mask) each rule eliminated, the rules in
     the order a scan of the options meets them (lowest option first, then rule order)."""
-    found = []
-    for order, (rule_id, mask) in enumerate(verdicts):
-        here = mask & within
-        if here:
-            found.append(((here & -here).bit_length(), order, rule_id, here.bit_count()))
+    if not within:
+        return {}
+    found = [
+        ((here & -here).bit_length(), order, rule_id, here.bit_count())
+        for order, (rule_id, mask) in enumerate(verdicts)
+        if (here := mask & within)
+    ]
     found.sort()
-    return Counter({rule_id: count for _, _, rule_id, count in found})
+    return {rule_id: count for _, _, rule_id, count in found}
 
 
 class ConstraintMemo:

@@ -35,6 +35,7 @@ class Option:
         "action",
         "bandwidth_gbs",
         "card_keys",
+        "card_names",
         "cards",
         "cards_per_job",
         "count",
@@ -94,6 +95,8 @@ class Option:
         self.judged_cards: tuple[tuple[Sku, bool], ...] = tuple(judged)
         #: The same cards as (SKU id, kept), what card-level verdicts are kept by.
         self.card_keys = tuple((card.id, kept) for card, kept in judged)
+        #: The name of each card model judged, by SKU id.
+        self.card_names = {card.id: card.name for card, _ in judged}
         #: The option's (shape, class) pair, by its index in :data:`PAIRS`.
         self.pair = _PAIR_INDEX[(shape, sku.segment)]
         # What the option comes to, worked out once (options are shared by the memo):

@@ -32,12 +32,13 @@ class Block:
     """Options of one SKU (or those keeping the host's cards) for one plan row, with the
     cards they judge and their (shape, class) pairs, as masks over the block."""
 
-    __slots__ = ("_names", "_rows", "card_bits", "one_per_option", "options", "pair_bits")
+    __slots__ = ("_rows", "card_bits", "names", "one_per_option", "options", "pair_bits")
 
     def __init__(self, options: Sequence[Option]) -> None:
         self.options = tuple(options)
         card_bits: dict[tuple[str, bool], int] = {}
         pair_bits: dict[int, int] = {}
+        names: dict[str, str] = {}
         one_each = True
         bit = 1
         for option in self.options:
@@ -45,7 +46,13 @@ class Block:
             if len(cards) != 1:
                 one_each = False
             for card in cards:
-                card_bits[card] = card_bits.get(card, 0) | bit
+                found = card_bits.get(card)
+                if found is None:
+                    found = 0
+                    sku_id = card[0]
+                    if sku_id not in names:
+                        names[sku_id] = option.card_names[sku_id]
+                card_bits[card] = found | bit
             pair = option.pair
             pair_bits[pair] = pair_bits.get(pair, 0) | bit
             bit <<= 1
@@ -53,7 +60,8 @@ class Block:
         self.pair_bits = tuple(pair_bits.items())
         #: Whether every option judges one card.
         self.one_per_option = one_each
-        self._names: dict[str, str] | None = None
+        #: The name of every card model the block's options judge, by SKU id.
+        self.names = names
         self._rows: tuple[list[Mapping[str, Value]], list[str]] | None = None
 
     def rows(self) -> tuple[list[Mapping[str, Value]], list[str]]:
@@ -64,15 +72,6 @@ class Block:
             judged = [card for option in self.options for card in option.judged()]
             self._rows = ([layer for layer, _ in judged], [sku.id for _, sku in judged])
         return self._rows
-
-    @property
-    def names(self) -> dict[str, str]:
-        """The name of every card model the block's options judge, by SKU id."""
-        if self._names is None:
-            self._names = {
-                card.id: card.name for option in self.options for card, _ in option.judged_cards
-            }
-        return self._names
 
 
 #: Every option fact a row holds, and how to read them all from a row in one call.
