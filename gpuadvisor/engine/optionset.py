@@ -105,7 +105,7 @@ class Rows:
                 index for index, option in enumerate(options.options) for _ in option.judged()
             ]
         count = len(option_rows)
-        self.bits = list(map((1).__lshift__, range(count)))
+        self.bits = _bits(count)
         self.full = (1 << count) - 1
         self._columns: dict[str, list[Value]] = {}
         #: Per numeric column: how often a comparison asked for it, then (from the
@@ -180,6 +180,17 @@ class Rows:
             failing |= 1 << owner[low.bit_length() - 1]
             rows ^= low
         return failing
+
+
+#: ``1 << r`` for every row ``r`` made so far, shared by every set (grown when needed).
+_BITS: list[int] = []
+
+
+def _bits(count: int) -> list[int]:
+    """``[1 << r for r in range(count)]``, copied from the shared list."""
+    if len(_BITS) < count:
+        _BITS.extend(map((1).__lshift__, range(len(_BITS), count)))
+    return _BITS[:count]
 
 
 class OptionSet:
