@@ -11,8 +11,9 @@ options it eliminates.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from itertools import compress, repeat
-from operator import is_not, itemgetter, methodcaller
+from itertools import accumulate, compress, repeat
+from operator import is_not, itemgetter, methodcaller, or_
+from typing import cast
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import CARD_IS_KEPT, OPTION_FACTS, PAIRS, Option
@@ -127,17 +128,14 @@ class Rows:
             if found + 1 < self.SORT_AFTER:
                 self._orders[name] = found + 1
                 return None
-            pairs = sorted(
-                (v, b)
-                for b, v in zip(self.bits, self.column(name), strict=True)
-                if isinstance(v, (int, float))
-            )
-            prefix = [0]
-            mask = 0
-            for _, bit in pairs:
-                mask |= bit
-                prefix.append(mask)
-            sorted_values: list[float] = [v for v, _ in pairs]
+            values = self.column(name)
+            # The known rows in the order of their values (sorted in C), then the masks
+            # of the first k of them, accumulated in C.
+            value_at = cast("Callable[[int], float]", values.__getitem__)  # numbers only
+            order = [r for r, v in enumerate(values) if isinstance(v, (int, float))]
+            order.sort(key=value_at)
+            sorted_values = list(map(value_at, order))
+            prefix = list(accumulate(map(self.bits.__getitem__, order), or_, initial=0))
             found = self._orders[name] = (sorted_values, prefix)
         return found
 
