@@ -241,6 +241,16 @@ def _no_names(facts: Mapping[str, Value]) -> object:
     return ()
 
 
+#: One kind of rules (preferences or constraints): a reader of every fact their
+#: ``when``s read, the rules holding by its values, and the rules themselves (:data:`_Whens`).
+_Group = tuple[Callable[[Mapping[str, Value]], object], dict[object, tuple[Rule, ...]], _Whens]
+
+
+def _group(rules: tuple[Rule, ...]) -> _Group:
+    names = tuple(sorted({n for rule in rules for n in rule.when.names}))
+    return reader(names), {}, tuple((rule, reader(rule.when.names), {}) for rule in rules)
+
+
 class Complete(dict[str, Value]):
     """Facts in which a name they lack reads as None (``facts.get``), for readers."""
 
@@ -258,7 +268,7 @@ class Engine:
     long as its engine.
     """
 
-    __slots__ = ("_conditions", "_derived", "_reads", "_whens", "catalog", "memo", "rules")
+    __slots__ = ("_derived", "_groups", "catalog", "memo", "rules")
 
     #: Bound on each of the engine's own caches (derived facts, conditions).
     MAX_ENTRIES = 4096
@@ -268,13 +278,12 @@ class Engine:
         self.rules = rules
         self.memo = ConstraintMemo(catalog, rules.policy)
         self._derived: dict[tuple[Value, ...], dict[str, Value]] = {}
-        #: Every fact a rule's ``when`` reads: equal values, equal conditions.
-        self._reads = reader(tuple(sorted({n for rule in rules.rules for n in rule.when.names})))
-        self._conditions: dict[object, Conditions] = {}
-        #: Each rule's ``when`` verdicts, by the values of the facts it reads.
-        self._whens: tuple[_Whens, _Whens] = (
-            tuple((rule, reader(rule.when.names), {}) for rule in rules.preferences),
-            tuple((rule, reader(rule.when.names), {}) for rule in rules.constraints),
+        #: Preferences, then constraints: a reader of every fact their ``when``s read
+        #: (equal values, equal rules holding), the rules holding by those values, and
+        #: each rule with its own reader and verdicts by the values it reads.
+        self._groups: tuple[_Group, _Group] = (
+            _group(rules.preferences),
+            _group(rules.constraints),
         )
 
     def prepare(self, facts: Mapping[str, Value]) -> dict[str, Value]:
@@ -289,18 +298,22 @@ class Engine:
 
     def conditions(self, facts: Mapping[str, Value]) -> Conditions:
         """Which preferences fire and which constraints apply, for prepared facts (a
-        re-run that changes a fact no ``when`` reads finds them here)."""
+        re-run that changes a fact no ``when`` of a kind reads finds that kind here)."""
+        preferences, constraints = self._groups
         try:
-            key = self._reads(facts)
+            return self._held(preferences, facts), self._held(constraints, facts)
         except KeyError:  # facts without every name a condition reads
             facts = Complete(facts)
-            key = self._reads(facts)
-        found = self._conditions.get(key)
+            return self._held(preferences, facts), self._held(constraints, facts)
+
+    def _held(self, group: _Group, facts: Mapping[str, Value]) -> tuple[Rule, ...]:
+        read, holding, whens = group
+        key = read(facts)
+        found = holding.get(key)
         if found is None:
-            if len(self._conditions) > self.MAX_ENTRIES:
-                self._conditions.clear()
-            preferences, constraints = (self._holding(group, facts) for group in self._whens)
-            found = self._conditions[key] = (preferences, constraints)
+            if len(holding) > self.MAX_ENTRIES:
+                holding.clear()
+            found = holding[key] = self._holding(whens, facts)
         return found
 
     def _holding(self, group: _Whens, facts: Mapping[str, Value]) -> tuple[Rule, ...]:
