@@ -95,13 +95,18 @@ def licence_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:
     return CostTerms(facts).licence_usd(option)
 
 
+def vgpu_required(facts: Mapping[str, Value]) -> bool:
+    """Whether the profile requires vGPU (and so a licence per user)."""
+    return facts.get("requirements.vgpu") is True
+
+
 def vgpu_licence(facts: Mapping[str, Value]) -> tuple[str, float] | None:
     """(edition, cost over the service life for every wanted user) when vGPU is
     required, else None.
 
     A vCS licence, which NVIDIA prices per GPU, has no public price: it comes back with
     cost 0 and :func:`vgpu_licence_priced` says so (the pick names it as on quote)."""
-    if facts["requirements.vgpu"] is not True:
+    if not vgpu_required(facts):
         return None
     edition = vgpu_licence_edition(facts)
     per_user = VGPU_LICENCE_USD_PER_CCU_YEAR.get(edition)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from gpuadvisor.engine.costs import CostTerms
+from gpuadvisor.engine.costs import CostTerms, vgpu_required
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Link, Policy
@@ -53,11 +53,17 @@ def rank_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
     A fact read only in a case these facts are not in is left out, so runs that differ
     only there (the what-would-change scan's power trials) rank from the same keys."""
     values = tuple(map(facts.get, RANK_READS))
-    if facts.get("platform.power_limit_ok"):
+    if may_power_limit(facts):
         values += tuple(map(facts.get, _POWER_READS))
-    if facts.get("requirements.vgpu") is True:
+    if vgpu_required(facts):
         values += ("licence", *map(facts.get, _LICENCE_READS))
     return values
+
+
+def may_power_limit(facts: Mapping[str, Value]) -> bool:
+    """Whether the owner lets cards be power-limited to fit (``platform.power_limit_ok``):
+    only then does a rank read the power budgets."""
+    return bool(facts.get("platform.power_limit_ok"))
 
 
 def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
@@ -142,7 +148,7 @@ def rank_terms(
     sync_heavy = facts.get("workload.sync_heavy") is True
 
     def terms(option: Option) -> RankTerms:
-        cut = power_cut(option, facts, policy) if facts.get("platform.power_limit_ok") else 0.0
+        cut = power_cut(option, facts, policy) if may_power_limit(facts) else 0.0
         link: Link | None = None
         scaling: float | None = None
         if option.shape == "multi-gpu-data-parallel" and option.cards_per_job >= 2:
