@@ -9,7 +9,7 @@ from gpuadvisor.decision.phrasebook import Excluded, Phrasebook, fill
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.factspec import HOST_FACTS
-from gpuadvisor.engine.memo import eliminations
+from gpuadvisor.engine.memo import eliminations, most_first
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.vocabulary import SEVERITY_ORDER
 
@@ -57,9 +57,7 @@ def findings_of(
 
 
 def _no_fit(core: Core) -> Finding:
-    counts = eliminations(core.verdicts, core.options.full)
-    # Most first, ties in the order met (what Counter.most_common gives).
-    most = sorted(counts.items(), key=lambda item: item[1], reverse=True)[:5]
+    most = most_first(eliminations(core.verdicts, core.options.full), 5)
     top = ", ".join(f"{rid} ({n} options)" for rid, n in most)
     return Finding(
         rule="ENGINE-NOFIT-001",

@@ -5,19 +5,16 @@ most of their options."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from operator import itemgetter
 from typing import Any
 
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Alternative, Rejected
 from gpuadvisor.decision.purchase import PickContext, counted, make_pick
 from gpuadvisor.engine.core import Core, PairResult
-from gpuadvisor.engine.memo import eliminations
+from gpuadvisor.engine.memo import eliminations, most_first
 from gpuadvisor.engine.option import PAIRS
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.vocabulary import CLASSES
-
-_COUNT, _RULE = itemgetter(1), itemgetter(0)
 
 
 def eliminated_counts(pair: PairResult) -> dict[str, int]:
@@ -55,8 +52,7 @@ class Eliminations:
                 for rid, count in self.of(pair).items():
                     summed[rid] = summed.get(rid, 0) + count
             counts = summed
-        ranked = sorted(counts.items(), key=_COUNT, reverse=True)
-        return tuple(map(_RULE, ranked if n is None else ranked[:n]))
+        return tuple(rule for rule, _ in most_first(counts, n))
 
 
 def rejections(core: Core, eliminated: Eliminations) -> list[Rejected]:

@@ -10,6 +10,7 @@ or reports; :class:`gpuadvisor.engine.core.Engine` owns one memo per catalog.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import itemgetter
 from typing import NamedTuple
 
 from gpuadvisor.engine.capacity import ecc_wanted, usable_gib
@@ -34,7 +35,7 @@ from gpuadvisor.engine.ranking import group_fastest, rank_key
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.inputs.catalog import Catalog
 
-__all__ = ["PAIRS", "ConstraintMemo", "OptionSet", "Verdict", "eliminations"]
+__all__ = ["PAIRS", "ConstraintMemo", "OptionSet", "Verdict", "eliminations", "most_first"]
 
 
 class Verdict(NamedTuple):
@@ -56,6 +57,13 @@ def eliminations(verdicts: tuple[Verdict, ...], within: int) -> dict[str, int]:
     ]
     found.sort()
     return {rule_id: count for _, _, rule_id, count in found}
+
+
+def most_first(counts: Mapping[str, int], n: int | None = None) -> list[tuple[str, int]]:
+    """The (rule, count) pairs of :func:`eliminations` most first, ties in the order
+    met (what ``Counter.most_common`` gives); the first ``n`` when given."""
+    ranked = sorted(counts.items(), key=itemgetter(1), reverse=True)
+    return ranked if n is None else ranked[:n]
 
 
 class ConstraintMemo:
