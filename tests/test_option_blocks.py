@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuadvisor.engine.core import Engine
+from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import build_facts
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import (
@@ -53,16 +54,20 @@ def test_equal_block_keys_make_equal_options(
         _check_block_keys({**data, "workload": workload}, kept)
 
 
+def _host(kept: int | None) -> dict[str, Value] | None:
+    """Host facts showing ``kept`` RTX A5000 cards (None: no evidence)."""
+    if kept is None:
+        return None
+    return {
+        "host.evidence_present": True,
+        "host.gpu_count": kept,
+        "host.gpu_model": "NVIDIA RTX A5000",
+        "host.gpu_memory_total_min_mib": 24564.0,
+    }
+
+
 def _check_block_keys(data: dict[str, Any], kept: int | None) -> None:
-    host = None
-    if kept is not None:
-        host = {
-            "host.evidence_present": True,
-            "host.gpu_count": kept,
-            "host.gpu_model": "NVIDIA RTX A5000",
-            "host.gpu_memory_total_min_mib": 24564.0,
-        }
-    facts = ENGINE.prepare(build_facts(Profile.model_validate(data), CATALOG, host).values)
+    facts = ENGINE.prepare(build_facts(Profile.model_validate(data), CATALOG, _host(kept)).values)
     plan = option_plan(CATALOG.skus, facts, RULES.policy)
     kept_sku = kept_model(CATALOG.skus, plan)
     for sku, row in zip(CATALOG.skus, plan[1], strict=True):
@@ -85,15 +90,8 @@ def test_a_set_shared_by_content_holds_exactly_the_plans_options(
     """The memo shares one block among plans that make the same options, and one set
     among plans that make the same blocks: whatever plan asks, the set it gets holds
     that plan's options, in order (one engine over every example, so sets are shared)."""
-    host = None
-    if kept is not None:
-        host = {
-            "host.evidence_present": True,
-            "host.gpu_count": kept,
-            "host.gpu_model": "NVIDIA RTX A5000",
-            "host.gpu_memory_total_min_mib": 24564.0,
-        }
-    facts = SHARED_ENGINE.prepare(build_facts(Profile.model_validate(data), CATALOG, host).values)
+    profile = Profile.model_validate(data)
+    facts = SHARED_ENGINE.prepare(build_facts(profile, CATALOG, _host(kept)).values)
     memo = SHARED_ENGINE.memo
     got = [o.key for o in memo.option_set(facts).options]
     plan = option_plan(CATALOG.skus, facts, RULES.policy)
