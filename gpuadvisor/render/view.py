@@ -188,7 +188,7 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("vGPU", (_yes(p.vgpu) for p in picks)),
         row("Cooling", (p.cooling for p in picks)),
         row("Slots per card", (format_value(p.slot_width) for p in picks)),
-        row("Board power, all cards", (f"{format_value(p.tdp_w * p.count)} W" for p in picks)),
+        row("Board power, all cards", (f"{format_value(_board_power(p))} W" for p in picks)),
         row("Unit price", (unit_price(p) for p in picks)),
         row("Total price", (_money(p.total_price_usd) for p in picks)),
         row(f"Lifecycle cost{span}", (_money(p.lifecycle_cost_usd) for p in picks)),
@@ -196,6 +196,12 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("vGPU editions", (", ".join(p.vgpu_editions) or "none" for p in picks)),
         row("FP64", (_tflops(p.fp64_tflops) for p in picks)),
     )
+
+
+def _board_power(pick: Pick) -> float:
+    """Board power of every card the option runs on, the host's kept ones included (a
+    decision written before ``board_power_w`` existed: the cards bought)."""
+    return pick.tdp_w * pick.count if pick.board_power_w is None else pick.board_power_w
 
 
 def speed_rows(picks: Sequence[Pick]) -> tuple[Row, ...]:
