@@ -44,7 +44,9 @@ from pathlib import Path
 from typing import Any, get_args
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# The installed gpuadvisor (compiled when its wheel was, hatch_build.py) is what is
+# measured; the source tree only stands in when nothing is installed.
+sys.path.append(str(ROOT))
 
 EVIDENCE = [
     "examples/evidence/input-bound-host/nvidia-smi-dmon.txt",
@@ -72,6 +74,16 @@ FLOOR_TARGET = 2.2
 DECISIONS_TARGET = 1000
 #: In-process batches are timed this many times each, the best kept.
 BATCH_REPEAT = 3
+
+
+def build_kind() -> str:
+    """Whether the gpuadvisor measured runs its decision path compiled (hatch_build.py)."""
+    import gpuadvisor.engine.memo
+
+    where = Path(gpuadvisor.engine.memo.__file__)
+    if where.suffix == ".py":
+        return f"pure Python ({where.parent.parent})"
+    return f"decision path compiled with mypyc ({where.parent.parent})"
 
 
 def installed_command() -> list[str]:
@@ -293,7 +305,9 @@ def main() -> int:
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.platform()}",
         "commands": {},
     }
+    report["build"] = build_kind()
     print(f"machine: {report['machine']}")
+    print(f"gpuadvisor: {report['build']}")
     print(f"{'command':38} {'best s':>8} {'x base':>7} {'target':>7} {'max RSS MiB':>12}")
     for name, seconds in times.items():
         ratio = seconds / base

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from itertools import compress
-from typing import Literal, NamedTuple
+from typing import ClassVar, Literal, NamedTuple
 
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst
@@ -85,7 +85,7 @@ class Excluded:
     ``excluded 12 of 40 options (A, B, C and 4 more)``. Made by
     :meth:`Phrasebook.excluded`, which keys it on every card, bit and name."""
 
-    MAX_SENTENCES = 1024
+    MAX_SENTENCES: ClassVar[int] = 1024
 
     __slots__ = ("_bits", "_names", "_sentences", "_total", "_unique")
 
@@ -133,9 +133,9 @@ class Phrasebook:
     never by a rule.
     """
 
-    MAX_ENTRIES = 4096
+    MAX_ENTRIES: ClassVar[int] = 4096
 
-    MAX_OPTION_SETS = 256
+    MAX_OPTION_SETS: ClassVar[int] = 256
 
     __slots__ = ("_entries", "_excluded", "_facts", "_rules")
 

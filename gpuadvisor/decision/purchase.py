@@ -79,6 +79,13 @@ def _gib(value: float) -> str:
     return format_value(round(value, 2))
 
 
+#: What a :class:`PickContext` reads once per decision (everything but the group's terms).
+_DECISION_WIDE = (
+    *("facts", "sizing", "as_of", "policy", "costs", "need", "wanted", "objective"),
+    *("profiles", "sharded", "of_wanted", "per_need", "one", "years", "licences"),
+)
+
+
 class PickContext:
     """What phrasing the picks of one group needs, read once. The decision-wide part is
     read once per decision: :meth:`regroup` gives another group of the same decision its
@@ -91,12 +98,18 @@ class PickContext:
         group: list[Option],
         sizing: MemoryEstimate | None = None,
         as_of: dt.date | None = None,
+        *,
+        like: PickContext | None = None,
     ) -> None:
+        self.terms: Callable[[Option], RankTerms] = rank_terms(group, facts, policy)
+        if like is not None:  # the decision-wide part, already read for another group
+            for name in _DECISION_WIDE:
+                setattr(self, name, getattr(like, name))
+            return
         self.facts = facts
         self.sizing = sizing
         self.as_of = as_of
         self.policy = policy
-        self.terms: Callable[[Option], RankTerms] = rank_terms(group, facts, policy)
         self.costs = CostTerms(facts)
         self.need = number(facts, "workload.vram_need_gib")
         self.wanted = int(number(facts, "workload.concurrent_jobs"))
@@ -119,10 +132,7 @@ class PickContext:
 
     def regroup(self, group: list[Option]) -> PickContext:
         """This decision's context for another group of options."""
-        ctx = PickContext.__new__(PickContext)
-        ctx.__dict__.update(self.__dict__)
-        ctx.terms = rank_terms(group, self.facts, self.policy)
-        return ctx
+        return PickContext(self.facts, self.policy, group, like=self)
 
 
 def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> str:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from gpuadvisor.engine.costs import lifecycle_cost_usd
 from gpuadvisor.engine.expr import Value
@@ -271,7 +271,7 @@ class Engine:
     __slots__ = ("_derived", "_groups", "catalog", "memo", "rules")
 
     #: Bound on each of the engine's own caches (derived facts, conditions).
-    MAX_ENTRIES = 4096
+    MAX_ENTRIES: ClassVar[int] = 4096
 
     def __init__(self, catalog: Catalog, rules: RuleBase) -> None:
         self.catalog = catalog

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from operator import itemgetter
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from gpuadvisor.engine.capacity import ecc_wanted, usable_gib
 from gpuadvisor.engine.columns import compile_columns
@@ -83,7 +83,7 @@ class ConstraintMemo:
     Bounded.
     """
 
-    MAX_VERDICTS = 200_000
+    MAX_VERDICTS: ClassVar[int] = 200_000
 
     def __init__(self, catalog: Catalog, policy: Policy) -> None:
         self.catalog = catalog

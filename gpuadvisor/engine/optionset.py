@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, compress, repeat
 from operator import is_not, itemgetter, methodcaller, or_
-from typing import cast
+from typing import ClassVar, cast
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import CARD_IS_KEPT, OPTION_FACTS, PAIRS, Option
@@ -117,7 +117,7 @@ class Rows:
     #: Comparisons of one column with one value before it is sorted for bisection: a
     #: pass over the rows costs a few times less than sorting them, so only a set judged
     #: again and again (a what-would-change scan) sorts.
-    SORT_AFTER = 4
+    SORT_AFTER: ClassVar[int] = 4
 
     def ordered(self, name: str) -> tuple[list[float], list[int]] | None:
         """A numeric column sorted, for comparisons with one value by bisection: its
