@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,32 @@ def test_the_compiled_package_decides_as_the_sources(
         zip(source["profiles"], installed["profiles"], strict=True)
     ):
         assert theirs == mine, index
+
+
+#: What a copy of the checkout leaves out: caches, environments, build output.
+_NOT_SOURCES = shutil.ignore_patterns(
+    ".git", ".venv", "build", "dist", "out", "__pycache__", ".*_cache", ".hypothesis", "*.so"
+)
+
+
+@pytest.mark.slow
+def test_a_machine_without_a_c_compiler_gets_the_pure_wheel(tmp_path: Path) -> None:
+    """mypyc failing (here: a C compiler that always fails) makes a pure-Python wheel
+    with a warning, never a failed install, and leaves no compiled file in the sources."""
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=_NOT_SOURCES)
+    env = {k: v for k, v in os.environ.items() if k != "GPUADVISOR_PURE_PYTHON"}
+    env["CC"] = "false"  # every compile step exits 1
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", str(source)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (wheel,) = tmp_path.glob("gpuadvisor-*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    assert "could not be compiled with mypyc" in done.stdout + done.stderr
+    assert not [p for p in source.rglob("*") if p.suffix in (".so", ".pyd")]
+    assert (source / "pyproject.toml").is_file()  # put back after the build hid it

@@ -58,6 +58,15 @@ Result = Value | Column | Truth
 Node = Callable[[Rows, Mapping[str, Value]], Result]
 
 
+def _named(rows: Rows, name: str) -> Column:
+    """The column of one ``option.*`` or ``sku.*`` fact, made once per set of rows."""
+    found = rows.named.get(name)
+    if found is None:
+        found = rows.named[name] = Column(rows.column(name), rows, name)
+    assert isinstance(found, Column)
+    return found
+
+
 def _truth(value: Result, rows: Rows) -> Truth:
     if isinstance(value, Truth):
         return value
@@ -231,7 +240,7 @@ class _Compiler:
             constant = CONSTANT_NAMES[name]
             return lambda rows, facts: constant
         if option_layer(name) in (OPTION_LAYER, SKU_LAYER):
-            return lambda rows, facts: Column(rows.column(name), rows, name)
+            return lambda rows, facts: _named(rows, name)
         return lambda rows, facts: facts.get(name)
 
     def _boolop(self, node: ast.BoolOp) -> Node:
@@ -271,8 +280,11 @@ class _Compiler:
             if isinstance(column, Column) and column.name and not isinstance(value, Column):
                 side = "l" if column is a else "r"
                 name = f"({column.name} {symbol}{side} {value!r})"
-                values = rows.derived(name, lambda: _values(_map(rows, op, a, b), rows))
-                return Column(values, rows, name)
+                found = rows.named.get(name)
+                if not isinstance(found, Column):
+                    values = rows.derived(name, lambda: _values(_map(rows, op, a, b), rows))
+                    found = rows.named[name] = Column(values, rows, name)
+                return found
             return _map(rows, op, a, b)
 
         return arithmetic

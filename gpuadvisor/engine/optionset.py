@@ -85,7 +85,7 @@ class Rows:
     :meth:`Option.judged` cards): row ``r`` is bit ``r`` of a row mask, and
     :meth:`options_failing` turns failing rows into failing options."""
 
-    __slots__ = ("_columns", "_orders", "_owner", "bits", "full", "layers")
+    __slots__ = ("_columns", "_orders", "_owner", "bits", "full", "layers", "named")
 
     def __init__(self, options: OptionSet, sku_facts: Mapping[str, Mapping[str, Value]]) -> None:
         option_rows: list[Mapping[str, Value]] = []
@@ -113,6 +113,9 @@ class Rows:
         #: :data:`SORT_AFTER`-th time) its known values ascending and, for each position,
         #: the rows before it.
         self._orders: dict[str, int | tuple[list[float], list[int]]] = {}
+        #: What :mod:`gpuadvisor.engine.columns` made of a fact's column (its values and
+        #: the rows where it is known), by fact name: made once per set, not per use.
+        self.named: dict[str, object] = {}
 
     #: Comparisons of one column with one value before it is sorted for bisection: a
     #: pass over the rows costs a few times less than sorting them, so only a set judged
