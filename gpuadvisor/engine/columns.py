@@ -58,11 +58,13 @@ Result = Value | Column | Truth
 Node = Callable[[Rows, Mapping[str, Value]], Result]
 
 
-def _named(rows: Rows, name: str) -> Column:
-    """The column of one ``option.*`` or ``sku.*`` fact, made once per set of rows."""
+def _named(rows: Rows, name: str, make: Callable[[], list[Value]] | None = None) -> Column:
+    """The column of one ``option.*`` or ``sku.*`` fact (or, with ``make``, of one worked
+    out from others and named by how: :meth:`Rows.derived`), made once per set of rows."""
     found = rows.named.get(name)
     if found is None:
-        found = rows.named[name] = Column(rows.column(name), rows, name)
+        values = rows.column(name) if make is None else rows.derived(name, make)
+        found = rows.named[name] = Column(values, rows, name)
     assert isinstance(found, Column)
     return found
 
@@ -280,11 +282,7 @@ class _Compiler:
             if isinstance(column, Column) and column.name and not isinstance(value, Column):
                 side = "l" if column is a else "r"
                 name = f"({column.name} {symbol}{side} {value!r})"
-                found = rows.named.get(name)
-                if not isinstance(found, Column):
-                    values = rows.derived(name, lambda: _values(_map(rows, op, a, b), rows))
-                    found = rows.named[name] = Column(values, rows, name)
-                return found
+                return _named(rows, name, lambda: _values(_map(rows, op, a, b), rows))
             return _map(rows, op, a, b)
 
         return arithmetic
