@@ -27,8 +27,7 @@ their decisions share. Nothing here is I/O; the same inputs always give the same
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import ClassVar, NamedTuple
 
@@ -44,21 +43,56 @@ from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
 
 
-@dataclass(frozen=True)
 class PairResult:
-    shape: Shape
-    class_: GpuClass
-    score: int
-    ranked: tuple[Option, ...]
-    #: The constraints' verdicts and this pair's options (a mask over the same set).
-    verdicts: tuple[Verdict, ...] = field(repr=False, compare=False)
-    within: int = field(repr=False, compare=False)
+    """One (shape, class) pair: its score, its options still alive ranked best first,
+    and what eliminated the others. Immutable by convention; a plain class with slots
+    (twelve are made per decision), equal to another when its shape, class, score and
+    ranked options are."""
 
-    @cached_property
+    __slots__ = ("_counts", "class_", "ranked", "score", "shape", "verdicts", "within")
+
+    def __init__(
+        self,
+        shape: Shape,
+        class_: GpuClass,
+        score: int,
+        ranked: tuple[Option, ...],
+        verdicts: tuple[Verdict, ...],
+        within: int,
+    ) -> None:
+        self.shape: Shape = shape
+        self.class_: GpuClass = class_
+        self.score = score
+        self.ranked = ranked
+        #: The constraints' verdicts and this pair's options (a mask over the same set).
+        self.verdicts = verdicts
+        self.within = within
+        self._counts: dict[str, int] | None = None
+
+    @property
     def elimination_counts(self) -> dict[str, int]:
         """How many of this pair's options each constraint rule eliminated (worked out
         when asked: most decisions phrase only a few pairs)."""
-        return eliminations(self.verdicts, self.within)
+        if self._counts is None:
+            self._counts = eliminations(self.verdicts, self.within)
+        return self._counts
+
+    def _compared(self) -> tuple[str, str, int, tuple[Option, ...]]:
+        return (self.shape, self.class_, self.score, self.ranked)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PairResult):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        return (
+            f"PairResult(shape={self.shape!r}, class_={self.class_!r}, score={self.score!r}, "
+            f"ranked={self.ranked!r})"
+        )
 
 
 @dataclass(frozen=True)

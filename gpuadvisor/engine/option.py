@@ -82,9 +82,19 @@ class Option:
             (sku,) if self.kept_sku is None or self.kept_sku.id == sku.id else (self.kept_sku, sku)
         )
         kept_id = self.kept_sku.id if self.kept_sku else ""
-        self.key = (
-            f"{shape}:{sku.id}:{count}:{kept_id}:{kept}:{jobs_served}:"
-            f"{vram_per_job_gib!r}:{cards_per_job}:{action}"
+        # Joined, not an f-string: compiled, each f-string field is a format() call.
+        self.key = ":".join(
+            (
+                shape,
+                sku.id,
+                str(count),
+                kept_id,
+                str(kept),
+                str(jobs_served),
+                repr(vram_per_job_gib),
+                str(cards_per_job),
+                action,
+            )
         )
         #: The cards a constraint judges (see :meth:`judged`): the card bought, and the
         #: kept card when it is another model or nothing is bought, with whether it is

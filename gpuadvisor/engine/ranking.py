@@ -12,7 +12,6 @@ scaling over several cards take away (:mod:`gpuadvisor.engine.policy`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
 
 from gpuadvisor.engine.costs import CostTerms, vgpu_required
 from gpuadvisor.engine.expr import Value
@@ -107,20 +106,74 @@ def dp_link(option: Option, facts: Mapping[str, Value], policy: Policy) -> Link:
     return "pcie-p2p"
 
 
-class RankTerms(NamedTuple):
-    """The numbers one option is ranked by within its group."""
+class RankTerms:
+    """The numbers one option is ranked by within its group. Immutable by convention;
+    a plain class with slots (one is made for each option ranked), equal to another
+    with the same numbers."""
 
-    jobs_served: int
-    buys_nothing: bool
-    bandwidth_gbs: float
-    fastest_gbs: float
-    in_band: bool
-    throughput: float
-    #: None when the price is on quote (quote-needed): it ranks after priced options.
-    lifecycle_usd: float | None
-    power_cut: float
-    scaling_kept: float | None
-    link: Link | None
+    __slots__ = (
+        "bandwidth_gbs",
+        "buys_nothing",
+        "fastest_gbs",
+        "in_band",
+        "jobs_served",
+        "lifecycle_usd",
+        "link",
+        "power_cut",
+        "scaling_kept",
+        "throughput",
+    )
+
+    def __init__(
+        self,
+        jobs_served: int,
+        buys_nothing: bool,
+        bandwidth_gbs: float,
+        fastest_gbs: float,
+        in_band: bool,
+        throughput: float,
+        lifecycle_usd: float | None,
+        power_cut: float,
+        scaling_kept: float | None,
+        link: Link | None,
+    ) -> None:
+        self.jobs_served = jobs_served
+        self.buys_nothing = buys_nothing
+        self.bandwidth_gbs = bandwidth_gbs
+        self.fastest_gbs = fastest_gbs
+        self.in_band = in_band
+        self.throughput = throughput
+        #: None when the price is on quote (quote-needed): it ranks after priced options.
+        self.lifecycle_usd = lifecycle_usd
+        self.power_cut = power_cut
+        self.scaling_kept = scaling_kept
+        self.link: Link | None = link
+
+    def values(self) -> tuple[object, ...]:
+        """Every number, in the order of the constructor's arguments."""
+        return (
+            self.jobs_served,
+            self.buys_nothing,
+            self.bandwidth_gbs,
+            self.fastest_gbs,
+            self.in_band,
+            self.throughput,
+            self.lifecycle_usd,
+            self.power_cut,
+            self.scaling_kept,
+            self.link,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RankTerms):
+            return NotImplemented
+        return self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        return f"RankTerms{self.values()!r}"
 
 
 def _throughput(option: Option, facts: Mapping[str, Value], speed: float, scaling: float) -> float:
@@ -154,7 +207,7 @@ def rank_terms(
         if option.shape == "multi-gpu-data-parallel" and option.cards_per_job >= 2:
             link = dp_link(option, facts, policy)
             scaling = policy.scaling_kept(link, sync_heavy)
-        speed = policy.speed_kept(cut)
+        speed = policy.speed_kept(cut) if cut else 1.0  # full speed without a limit
         width = bandwidth(option)
         return RankTerms(
             jobs_served=option.jobs_served,
