@@ -271,3 +271,11 @@ def test_output_models_are_validated_when_built() -> None:
         Rejected(option="x", because=())  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
         Rejected(option="x", because=(), reason="r", extra=1)  # type: ignore[call-arg]
+
+
+def test_a_host_fact_outside_the_namespace_is_refused_by_name(test_catalog: Catalog) -> None:
+    profile = parse_profile('schema = "gpuadvisor/profile/v1"\n' + LATENCY_40)
+    known = {"host.gpu_count": 2}
+    assert build_facts(profile, test_catalog, known).values["host.gpu_count"] == 2
+    with pytest.raises(ValueError, match=r"\['host.gpu_colour', 'host.zz'\]"):
+        build_facts(profile, test_catalog, {**known, "host.zz": 1, "host.gpu_colour": "red"})

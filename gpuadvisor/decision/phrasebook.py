@@ -220,15 +220,18 @@ class Phrasebook:
         active constraint's finding that says what it excluded."""
         words = self._rules.get(rule.id) or self._words(rule)
         names = words.names
-        values = tuple(map(facts.values.get, names))
+        held, sources = facts.values, facts.sources
+        # Comprehensions over the dicts, not map(): compiled, they read each in C.
+        values = tuple([held.get(name) for name in names])
         if words.placeholders:
-            values += tuple(map(core.facts.get, words.placeholders))
+            core_facts = core.facts
+            values += tuple([core_facts.get(name) for name in words.placeholders])
         key: tuple[object, ...] = (
             rule.id,
             effect,
             values,
-            tuple(map(type, values)),
-            tuple(map(facts.sources.get, names)),
+            tuple([value.__class__ for value in values]),
+            tuple([sources.get(name) for name in names]),
         )
         if 0 in values:
             key += _signed_zeros(values)

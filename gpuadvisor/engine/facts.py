@@ -193,10 +193,10 @@ def build_facts(
     sources.update(dict.fromkeys(found, "profile"))
     host = empty_host_facts()
     if host_values is not None:
-        if not host_values.keys() <= _EMPTY_HOST.keys():
-            unknown = set(host_values) - set(host)
-            raise ValueError(f"host facts not in the facts namespace: {sorted(unknown)}")
         host.update(host_values)
+        if len(host) != len(_EMPTY_HOST):  # it holds every host fact: a name is not one
+            unknown = set(host_values) - _EMPTY_HOST.keys()
+            raise ValueError(f"host facts not in the facts namespace: {sorted(unknown)}")
     values.update(host)
     for name, files in (host_sources or {}).items():
         sources[name] = ", ".join(files)

@@ -12,7 +12,7 @@ is :mod:`gpuadvisor.engine.ranking`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from gpuadvisor.engine.capacity import (
     CardFit,
@@ -161,28 +161,32 @@ def sku_options(
     fit_row: tuple[int, float, float],
     plan: Plan,
     kept_sku: Sku | None,
-    make: Callable[..., Option] = Option,
+    maker: OptionMaker | None = None,
 ) -> list[Option]:
     """The options of one SKU in a plan: one card, independent jobs over 2 and more, a
     split model, a data-parallel job, and cards of this SKU added beside the kept ones.
     They depend only on this SKU's row of the plan and the plan's counts (what a memo
-    keys a block of them on)."""
+    keys a block of them on). ``maker`` makes them (a memo's, which shares equal options
+    between blocks; else one of their own)."""
+    make = OptionMaker() if maker is None else maker
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     base: Action = "replace" if existing else "new"
     per_card, usable, basis = fit_row
     per_job = per_job_gib(CardFit(usable, basis, per_card))
-    options = [make("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
+    options = [make.option("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
     if jobs >= 2:
         for cards in range(2, min(count_max, math.ceil(jobs / per_card)) + 1):
             served = min(jobs, cards * per_card)
-            options.append(make("two-independent-jobs", sku, cards, per_job, served, action=base))
+            options.append(
+                make.option("two-independent-jobs", sku, cards, per_job, served, action=base)
+            )
     # Every group size a split model could take (FIT-001 keeps those that hold it, the
     # ranking prefers the fewest), so the options do not depend on the need; a team that
     # cannot run one gets the smallest, for TEAM-001 to name.
     for split in range(2, max(2, min(count_max, MAX_SPLIT) if split_ready else 2) + 1):
         replicas = max(1, min(jobs, count_max // split)) if split_ready else 1
         options.append(
-            make(
+            make.option(
                 "multi-gpu-model-parallel",
                 sku,
                 split * replicas,
@@ -194,7 +198,7 @@ def sku_options(
         )
     for cards, per in _dp_counts(jobs, count_max, per_job_cards) if data_parallel else ():
         options.append(
-            make(
+            make.option(
                 "multi-gpu-data-parallel",
                 sku,
                 cards,
@@ -254,7 +258,7 @@ def _added(
     fit_row: tuple[int, float, float],
     plan: Plan,
     kept_sku: Sku,
-    make: Callable[..., Option],
+    make: OptionMaker,
 ) -> list[Option]:
     """Cards of ``sku`` added beside the kept ones, for independent jobs (any card that
     holds a job works beside them)."""
@@ -273,7 +277,7 @@ def _added(
     )
     most = min(room, math.ceil((jobs - kept * per_card_k) / per_card))
     return [
-        make(
+        make.option(
             "two-independent-jobs",
             sku,
             cards,
@@ -294,9 +298,11 @@ def _one_job_over_cards(plan: Plan) -> bool:
     return data_parallel and jobs == 1 and kept >= 2
 
 
-def kept_options(plan: Plan, kept_sku: Sku, make: Callable[..., Option] = Option) -> list[Option]:
+def kept_options(plan: Plan, kept_sku: Sku, maker: OptionMaker | None = None) -> list[Option]:
     """Keeping the host's cards (buying nothing), and adding cards of their model for
-    one job over cards (data-parallel or a split model)."""
+    one job over cards (data-parallel or a split model); ``maker`` as in
+    :func:`sku_options`."""
+    make = OptionMaker() if maker is None else maker
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     kept, _, kept_fit = existing
     assert isinstance(kept, int) and isinstance(kept_fit, tuple)
@@ -309,7 +315,7 @@ def kept_options(plan: Plan, kept_sku: Sku, make: Callable[..., Option] = Option
         else ("multi-gpu-data-parallel" if over_cards else "two-independent-jobs")
     )
     options = [
-        make(
+        make.option(
             shape,
             kept_sku,
             0,
@@ -325,7 +331,7 @@ def kept_options(plan: Plan, kept_sku: Sku, make: Callable[..., Option] = Option
         for cards, per in _dp_counts(jobs, count_max, per_job_cards):
             if cards > kept:
                 options.append(
-                    make(
+                    make.option(
                         "multi-gpu-data-parallel",
                         kept_sku,
                         cards - kept,
@@ -340,7 +346,7 @@ def kept_options(plan: Plan, kept_sku: Sku, make: Callable[..., Option] = Option
     if jobs == 1 and split_ready:
         for split in range(max(2, kept + 1), min(count_max, MAX_SPLIT) + 1):
             options.append(
-                make(
+                make.option(
                     "multi-gpu-model-parallel",
                     kept_sku,
                     split - kept,
@@ -364,7 +370,7 @@ class OptionMaker:
     def __init__(self) -> None:
         self._made: dict[tuple[object, ...], Option] = {}
 
-    def __call__(
+    def option(
         self,
         shape: Shape,
         sku: Sku,
@@ -416,10 +422,11 @@ def options_of_plan(skus: tuple[Sku, ...], plan: Plan) -> list[Option]:
     keep the host's cards."""
     kept_sku = kept_model(skus, plan)
     options: list[Option] = []
+    maker = OptionMaker()
     for sku, row in zip(skus, plan[1], strict=True):
-        options += sku_options(sku, row, plan, kept_sku)
+        options += sku_options(sku, row, plan, kept_sku, maker)
     if kept_sku is not None:
-        options += kept_options(plan, kept_sku)
+        options += kept_options(plan, kept_sku, maker)
     return options
 
 
