@@ -17,11 +17,11 @@ so the targets hold across machines:
 - Decisions per second in process over a batch of generated profiles with host evidence
   (at least 1,000 per second on one core with the capacity model, issue #17; it was
   1,400 before options counted capacity, kept cards and every card count), against
-  validating the same inputs with pydantic alone. Measured twice, each the best of
-  three batches on engines of their own: under Python's default cycle collector (a
-  program that imports gpuadvisor), then with the collector as the ``gpuadvisor``
-  program and its web page run after their imports (``launch.settle_collector``),
-  where the target is read.
+  validating the same inputs with pydantic alone. Measured twice, each the best of ten
+  batches on engines of their own (the median printed beside it), as every figure here
+  is a best of several: under Python's default cycle collector (a program that imports
+  gpuadvisor), then with the collector as the ``gpuadvisor`` program and its web page
+  run after their imports (``launch.settle_collector``), where the target is read.
 - Parse time of 8-GPU ``nvidia-smi -q`` text and XML (under 20 ms each; see
   ``bench_parse.py``).
 - Peak memory (max RSS) of each.
@@ -34,6 +34,7 @@ import json
 import os
 import platform
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,8 +73,13 @@ FLOOR_TARGET = 2.2
 #: Decisions per second in process, one core, no what-would-change scan, with the
 #: capacity model (issue #17).
 DECISIONS_TARGET = 1000
-#: In-process batches are timed this many times each, the best kept.
-BATCH_REPEAT = 3
+#: In-process batches of decisions are timed this many times, the best kept (the median
+#: is printed beside it). On a shared machine one batch alone swings widely: 30 batches
+#: in a row of the same decisions on the CI machine read 606-1,345/s, median 929.
+BATCH_REPEAT = 10
+#: Batches with the what-would-change scan (each about ten times longer) are timed
+#: this many times, the best kept.
+SCAN_REPEAT = 3
 
 
 def build_kind() -> str:
@@ -185,22 +191,23 @@ def in_process(count: int) -> dict[str, float]:
 
     with_sensitivity_n = max(20, count // 10)
 
-    def timed() -> tuple[float, float]:
-        """Seconds for the batch, and for the first profiles with the scan, each the
-        best of :data:`BATCH_REPEAT` runs on an engine of their own (its memo warmed by
-        the first 50 decisions), as every figure here is a best of several."""
-        best = (float("inf"), float("inf"))
-        for _ in range(BATCH_REPEAT):
+    def timed() -> tuple[float, float, float]:
+        """Seconds for the batch (the best and the median of :data:`BATCH_REPEAT` runs),
+        and for the first profiles with the scan (the best of :data:`SCAN_REPEAT`), each
+        run on an engine of its own, its memo warmed by the first 50 decisions."""
+        batches: list[float] = []
+        full = float("inf")
+        for repeat in range(BATCH_REPEAT):
             engine = Advisor(Engine(catalog, rules))
             decide_all(engine, False, 50)  # warm-up: imports, first schema use
             start = time.perf_counter()
             decide_all(engine, False, count)
-            decide_s = time.perf_counter() - start
-            start = time.perf_counter()
-            decide_all(engine, True, with_sensitivity_n)
-            full_s = time.perf_counter() - start
-            best = (min(best[0], decide_s), min(best[1], full_s))
-        return best
+            batches.append(time.perf_counter() - start)
+            if repeat < SCAN_REPEAT:
+                start = time.perf_counter()
+                decide_all(engine, True, with_sensitivity_n)
+                full = min(full, time.perf_counter() - start)
+        return min(batches), statistics.median(batches), full
 
     start = time.perf_counter()
     validate_only()
@@ -208,9 +215,9 @@ def in_process(count: int) -> dict[str, float]:
     # First under Python's default collector (a program importing gpuadvisor as a
     # library), then as the gpuadvisor program and its web page run after their
     # imports (launch.settle_collector): the target is read there.
-    library_s, library_full_s = timed()
+    library_s, library_median_s, library_full_s = timed()
     settle_collector()
-    decide_s, full_s = timed()
+    decide_s, median_s, full_s = timed()
     tracemalloc.start()
     decide_all(Advisor(Engine(catalog, rules)), False, 200)
     peak = tracemalloc.get_traced_memory()[1]
@@ -218,7 +225,9 @@ def in_process(count: int) -> dict[str, float]:
     return {
         "profiles": count,
         "decisions_per_s": count / decide_s,
+        "decisions_per_s_median": count / median_s,
         "decisions_per_s_default_collector": count / library_s,
+        "decisions_per_s_default_collector_median": count / library_median_s,
         "validations_per_s": count / validate_s,
         "with_sensitivity_per_s": with_sensitivity_n / full_s,
         "with_sensitivity_per_s_default_collector": with_sensitivity_n / library_full_s,
@@ -349,8 +358,10 @@ def main() -> int:
     print(
         f"in process, {count} generated profiles with host evidence (one core), the\n"
         f"collector as the gpuadvisor program and its web page run it (launch.settle_collector):\n"
-        f"  decisions/s (no sensitivity scan) {figures['decisions_per_s']:9.0f}   target >= {DECISIONS_TARGET}{'  ok' if ok else '  MISSED'}\n"
-        f"  same, Python's default collector  {figures['decisions_per_s_default_collector']:9.0f}   (a program importing gpuadvisor)\n"
+        f"  decisions/s (no sensitivity scan) {figures['decisions_per_s']:9.0f}   target >= {DECISIONS_TARGET}{'  ok' if ok else '  MISSED'}"
+        f"   (best of {BATCH_REPEAT} batches; median {figures['decisions_per_s_median']:.0f})\n"
+        f"  same, Python's default collector  {figures['decisions_per_s_default_collector']:9.0f}   (a program importing gpuadvisor;"
+        f" median {figures['decisions_per_s_default_collector_median']:.0f})\n"
         f"  pydantic validation alone /s      {figures['validations_per_s']:9.0f}   "
         f"(decision costs {figures['validations_per_s'] / figures['decisions_per_s']:.1f}x a validation)\n"
         f"  full decisions with sensitivity/s {figures['with_sensitivity_per_s']:9.0f}   "
