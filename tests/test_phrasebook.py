@@ -279,3 +279,18 @@ def test_a_warm_advisor_decides_as_a_fresh_one_on_generated_profiles(
         warm = decide(profile, shared, facts, as_of=DECISION_DATE)
         fresh = decide(profile, Engine(catalog, rules), facts, as_of=DECISION_DATE)
         assert warm.to_json() == fresh.to_json()
+
+
+@_STAND_IN
+def test_excluded_is_found_again_by_the_set_and_never_for_another_set() -> None:
+    """The identity shortcut finds the same set again without reading it; another set
+    is keyed by its own cards (the entry holds its set, so no other set can take its
+    address while the entry lives)."""
+    book = Phrasebook()
+    one = _Options({"a": "Card A"}, {"a": 0b01}, 2)
+    first = book.excluded(one)  # type: ignore[arg-type]
+    assert book.excluded(one) is first  # type: ignore[arg-type]
+    one.sku_names = {"a": "Card Q"}  # the entry was found by identity, not re-read
+    assert book.excluded(one).sentence(0b01) == "excluded 1 of 2 options (Card A)"  # type: ignore[arg-type]
+    other = _Options({"a": "Card B"}, {"a": 0b01}, 2)
+    assert book.excluded(other).sentence(0b01) == "excluded 1 of 2 options (Card B)"  # type: ignore[arg-type]

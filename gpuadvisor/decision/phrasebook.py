@@ -125,7 +125,8 @@ class Phrasebook:
     same numbers from different files get different findings, each citing its own file.
     A :class:`FactValue` (and its line of evidence text) is kept under its name, value,
     unit and source; the card models a set of options holds (for the constraints'
-    sentences), under every card's id, name and option bits.
+    sentences), under every card's id, name and option bits (and, to find them again
+    cheaply, under the identity of the set asking, which the entry holds).
 
     Every value in a key goes with its type, and a zero float with its sign: ``1``,
     ``1.0`` and ``True`` are equal in Python but read and serialise differently, as do
@@ -137,11 +138,13 @@ class Phrasebook:
 
     MAX_OPTION_SETS: ClassVar[int] = 256
 
-    __slots__ = ("_entries", "_excluded", "_facts", "_rules")
+    __slots__ = ("_by_set", "_entries", "_excluded", "_facts", "_rules")
 
     def __init__(self) -> None:
         self._entries: dict[tuple[object, ...], FixFirst | Finding] = {}
         self._excluded: dict[tuple[object, ...], Excluded] = {}
+        #: The same, by the identity of the set asking (and the set itself).
+        self._by_set: dict[int, tuple[OptionSet, Excluded]] = {}
         self._facts: dict[tuple[object, ...], tuple[FactValue, str]] = {}
         #: What each rule (by id) is phrased from.
         self._rules: dict[str, _RuleWords] = {}
@@ -187,7 +190,12 @@ class Phrasebook:
 
     def excluded(self, options: OptionSet) -> Excluded:
         """The card models of these options with the sentences made for them, kept under
-        every card's id, name and option bits (never under the set's identity)."""
+        every card's id, name and option bits, and found again for the same set by its
+        identity: the entry holds the set, so no other set can take its id while the
+        entry lives."""
+        seen = self._by_set.get(id(options))
+        if seen is not None and seen[0] is options:
+            return seen[1]
         cards = options.sku_bits
         names = tuple(map(options.sku_names.get, cards))
         key = (len(options.options), tuple(cards), tuple(cards.values()), names)
@@ -196,6 +204,9 @@ class Phrasebook:
             if len(self._excluded) >= self.MAX_OPTION_SETS:
                 self._excluded.clear()
             found = self._excluded[key] = Excluded(options)
+        if len(self._by_set) >= self.MAX_OPTION_SETS:
+            self._by_set.clear()
+        self._by_set[id(options)] = (options, found)
         return found
 
     def _words(self, rule: Rule) -> _RuleWords:
