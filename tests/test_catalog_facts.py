@@ -296,10 +296,11 @@ OPTIONAL_KEYS = frozenset(
         "certified_for",
         "weak_sources",
         "usable_vram_mib",
+        "gpus_per_board",
     }
 )
 #: Optional values that, where present, cite their source like the decision fields.
-OPTIONAL_CITED = frozenset({"usable_vram_mib"})
+OPTIONAL_CITED = frozenset({"usable_vram_mib", "gpus_per_board"})
 CITE_KEYS = frozenset(
     {
         "vram_gib",

@@ -43,6 +43,7 @@ from gpuadvisor.decision.purchase import (
 )
 from gpuadvisor.decision.rejections import Eliminations, alternatives, rejections
 from gpuadvisor.decision.situation import engine_findings
+from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.costs import ASSUMPTIONS
 from gpuadvisor.engine.expr import Value
@@ -108,7 +109,8 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
         total = top.total_price_usd
         price = "price on quote" if total is None else f"about ${total:,.0f}"
         text = (
-            f"{verb} {shape_phrase(top, facts)} ({format_value(top.sku.vram_gib)} GiB{each}, "
+            f"{verb} {shape_phrase(top, facts)} "
+            f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
             f"{top.sku.segment} class, {price}): {_reason(core)}."
         )
     if capacity is not None and capacity.shortfall:

@@ -133,6 +133,12 @@ class Pick(_Out):
     why: str
     segment: str
     vram_gib: float
+    gpus_per_board: int = Field(
+        1,
+        ge=1,
+        description="GPUs on the card's board (the A16 carries four): vram_gib and "
+        "memory_bandwidth_gbs are the board's, and a job sees one GPU's share.",
+    )
     memory_bandwidth_gbs: float
     ecc: bool
     frame_lock: bool

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_fields
 from gpuadvisor.decision.model import Capacity, EnoughCard, ExistingCards, MeasuredGpu, Pick
+from gpuadvisor.decision.words import frame_buffer_words
 from gpuadvisor.engine.capacity import number
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
@@ -157,7 +158,8 @@ def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> st
     if ctx.profiles:
         parts.append(
             f"a {_gib(usable)} GiB vGPU profile per {ctx.one}{ctx.per_need} "
-            f"(the board's {format_value(option.sku.vram_gib)} GiB divided into profiles)"
+            f"({frame_buffer_words(option.sku.vram_gib, option.sku.gpus_per_board)} divided "
+            "into profiles)"
         )
         usable = -1.0
     spread = ""
@@ -231,6 +233,7 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
             "why": why,
             "segment": sku.segment,
             "vram_gib": sku.vram_gib,
+            "gpus_per_board": sku.gpus_per_board,
             "memory_bandwidth_gbs": sku.memory_bandwidth_gbs,
             "ecc": sku.ecc,
             "frame_lock": sku.frame_lock,
@@ -412,10 +415,9 @@ def _gains(top: Option, cheap: Option, core: Core, ctx: PickContext) -> list[str
     """What the top pick has over the cheaper option, each from the numbers."""
     gains = []
     facts = ctx.facts
-    top_bw = min(s.memory_bandwidth_gbs for s in top.skus)
-    cheap_bw = min(s.memory_bandwidth_gbs for s in cheap.skus)
+    top_bw, cheap_bw = top.bandwidth_gbs, cheap.bandwidth_gbs  # what one job runs at
     if top_bw > cheap_bw:
-        gains.append(f"{top_bw / cheap_bw:.1f}× the memory bandwidth per card")
+        gains.append(f"{top_bw / cheap_bw:.1f}× the memory bandwidth per GPU")
     more = top.vram_per_job_gib - cheap.vram_per_job_gib
     if more >= 0.05:
         gains.append(f"{_gib(more)} GiB more usable memory per job")

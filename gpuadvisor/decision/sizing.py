@@ -312,8 +312,9 @@ def option_speed(
     slo = facts.get("workload.latency_slo_ms")
     bound = speed_on(
         estimate,
-        bandwidth_gbs=option.sku.memory_bandwidth_gbs,
-        fp16_tflops=option.sku.fp16_tensor_tflops,
+        # One model instance runs on one GPU of a board of several.
+        bandwidth_gbs=option.sku.gpu_bandwidth_gbs,
+        fp16_tflops=option.sku.fp16_tensor_tflops / option.sku.gpus_per_board,
         cards=option.count if option.shape == "multi-gpu-model-parallel" else 1,
         latency_slo_ms=float(slo) if isinstance(slo, (int, float)) else None,
     )

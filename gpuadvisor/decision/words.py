@@ -16,6 +16,22 @@ def describe_flip(flip: Sensitivity) -> str:
     return f"If {flip.input} were {at} (now {format_value(flip.current)}): {flip.to}."
 
 
+def memory_words(vram_gib: float, gpus: int) -> str:
+    """A card's memory as a job sees it: "48 GiB", or "4 GPUs × 16 GiB" for a board of
+    several GPUs (a job sees one of them)."""
+    if gpus <= 1:
+        return f"{format_value(vram_gib)} GiB"
+    return f"{gpus} GPUs × {format_value(vram_gib / gpus)} GiB"
+
+
+def frame_buffer_words(vram_gib: float, gpus: int) -> str:
+    """What vGPU profiles divide: the board's frame buffer, or each GPU's on a board of
+    several (a profile never spans two GPUs)."""
+    if gpus <= 1:
+        return f"the board's {format_value(vram_gib)} GiB"
+    return f"the {format_value(vram_gib / gpus)} GiB of each of the board's {gpus} GPUs"
+
+
 #: The unit of a fact that is a share of readings (0..1): shown as a percentage.
 SHARE_UNIT = "share"
 

@@ -30,11 +30,13 @@ class CardFit(NamedTuple):
     """One card for one decision: what a process can allocate, what jobs are counted
     against (the usable memory, or the label for vGPU profiles), and the jobs it holds
     when it holds any (at least 1: a card too small for one job is still an option, with
-    a job's share of memory below its need, which FIT-001 then excludes)."""
+    a job's share of memory below its need, which FIT-001 then excludes). On a board of
+    several GPUs (``gpus``) the memory is one GPU's: a job sees one of them."""
 
     usable_gib: float
     basis_gib: float
     per_card: int
+    gpus: int = 1
 
 
 def ecc_wanted(facts: Mapping[str, Value]) -> bool:
@@ -52,9 +54,15 @@ def ecc_on(sku: Sku, wanted: bool, policy: Policy) -> bool:
 
 
 def usable_gib(sku: Sku, wanted: bool, policy: Policy) -> float:
+    """What one process can allocate on the card (on one GPU of a board of several: the
+    driver reserves memory on each, and a job sees one)."""
     default_on = sku.ecc and sku.segment in policy.memory.ecc_on_by_default
     mib = policy.usable_mib(
-        sku.vram_gib, sku.memory_type, ecc_on(sku, wanted, policy), sku.usable_vram_mib, default_on
+        sku.gpu_vram_gib,
+        sku.memory_type,
+        ecc_on(sku, wanted, policy),
+        sku.usable_vram_mib,
+        default_on,
     )
     return round(mib / MIB_PER_GIB, 3)
 
@@ -65,7 +73,7 @@ def card_fit(
     """The fit of ``sku`` for these facts (``usable``: a measured figure instead)."""
     space = usable if usable is not None else usable_gib(sku, ecc_wanted(facts), policy)
     per_card, space, basis = fit_rows((sku,), (space,), facts, policy)[0]
-    return CardFit(space, basis, per_card)
+    return CardFit(space, basis, per_card, sku.gpus_per_board)
 
 
 FitRow = tuple[int, float, float]
@@ -74,14 +82,17 @@ FitRow = tuple[int, float, float]
 def fit_rows(
     skus: tuple[Sku, ...], usable: tuple[float, ...], facts: Mapping[str, Value], policy: Policy
 ) -> tuple[FitRow, ...]:
-    """The fit of each SKU for these facts, given each one's usable memory, as numbers:
-    (jobs one card holds, usable GiB, GiB the jobs are counted against); see
-    :class:`CardFit`."""
+    """The fit of each SKU for these facts, given each one's usable memory (one GPU's,
+    :func:`usable_gib`), as numbers: (jobs one card holds, usable GiB, GiB the jobs are
+    counted against); see :class:`CardFit`. On a board of several GPUs the jobs are
+    counted on each GPU and the board holds that many times more."""
     kind = str(facts["workload.kind"])
     label = policy.counts_label(kind)
     if not policy.shares_cards(kind):
         if label:
-            return tuple((1, space, sku.vram_gib) for sku, space in zip(skus, usable, strict=True))
+            return tuple(
+                (1, space, sku.gpu_vram_gib) for sku, space in zip(skus, usable, strict=True)
+            )
         return tuple((1, space, space) for space in usable)
     need = number(facts, "workload.vram_need_gib")
     jobs = int(number(facts, "workload.concurrent_jobs"))
@@ -89,14 +100,17 @@ def fit_rows(
     jobs_in = policy.jobs_in
     rows = []
     for sku, space in zip(skus, usable, strict=True):
-        basis = sku.vram_gib if label else space
-        rows.append((max(1, min(jobs_in(basis, footprint), jobs)), space, basis))
+        basis = sku.gpu_vram_gib if label else space
+        held = jobs_in(basis, footprint) * sku.gpus_per_board
+        rows.append((max(1, min(held, jobs)), space, basis))
     return tuple(rows)
 
 
 def per_job_gib(fit: CardFit) -> float:
-    """Memory one job can use on this card when it holds ``per_card`` jobs."""
-    return round(fit.basis_gib / max(fit.per_card, 1), 3)
+    """Memory one job can use on this card when it holds ``per_card`` jobs (on a board
+    of several GPUs, the jobs spread over its GPUs, each GPU's memory shared by its own)."""
+    on_one_gpu = -(-max(fit.per_card, 1) // fit.gpus)  # ceil: the busiest GPU's jobs
+    return round(fit.basis_gib / on_one_gpu, 3)
 
 
 class Existing(NamedTuple):

@@ -123,8 +123,9 @@ class Option:
         self.open_air_cards = (count if sku.cooling == "open-air" else 0) + (
             kept if held is not None and held.cooling == "open-air" else 0
         )
-        #: The slowest card's memory bandwidth (a job on it runs at its pace).
-        self.bandwidth_gbs = min(s.memory_bandwidth_gbs for s in self.skus)
+        #: The slowest card's memory bandwidth (a job on it runs at its pace; on a
+        #: board of several GPUs, one GPU's).
+        self.bandwidth_gbs = min(s.gpu_bandwidth_gbs for s in self.skus)
         self._facts: dict[str, Value] | None = None
         self._judged: tuple[tuple[Mapping[str, Value], Sku], ...] | None = None
 

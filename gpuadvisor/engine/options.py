@@ -172,7 +172,7 @@ def sku_options(
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     base: Action = "replace" if existing else "new"
     per_card, usable, basis = fit_row
-    per_job = per_job_gib(CardFit(usable, basis, per_card))
+    per_job = per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board))
     options = [make.option("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
     if jobs >= 2:
         for cards in range(2, min(count_max, math.ceil(jobs / per_card)) + 1):
@@ -273,7 +273,7 @@ def _added(
         return []
     per_job = min(
         per_job_gib(CardFit(usable_k, basis_k, per_card_k)),
-        per_job_gib(CardFit(usable, basis, per_card)),
+        per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board)),
     )
     most = min(room, math.ceil((jobs - kept * per_card_k) / per_card))
     return [

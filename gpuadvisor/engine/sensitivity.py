@@ -142,7 +142,7 @@ def _grid(
     (``facts``: prepared, as the engine ran on them)."""
     catalog, policy = engine.catalog, engine.rules.policy
     if name == "workload.vram_need_gib":
-        sizes = {sku.vram_gib for sku in catalog.skus}
+        sizes = {sku.gpu_vram_gib for sku in catalog.skus}
         values = sizes | {s + 0.5 for s in sizes} | {s * 0.9 for s in sizes}
     elif name == "budget.max_usd":
         options = engine.memo.option_set(facts).options

@@ -89,6 +89,13 @@ class Sku(BaseModel):
     vram_gib: float = Field(gt=0, le=1024, description="Memory on the card, GiB.")
     memory_type: str = Field(min_length=1, max_length=20)
     memory_bandwidth_gbs: float = Field(gt=0, le=20_000, description="GB/s.")
+    gpus_per_board: int = Field(
+        1,
+        ge=1,
+        le=8,
+        description="GPUs on one board (the A16 carries four). Memory and bandwidth are the "
+        "board's; each GPU has its share, and one job sees one GPU.",
+    )
     ecc: bool = Field(description="Memory ECC can be enabled on this model.")
     tdp_w: float = Field(gt=0, le=2000, description="Total board power, W.")
     cooling: Cooling
@@ -208,6 +215,16 @@ class Sku(BaseModel):
     @property
     def priced(self) -> bool:
         return self.price_usd is not None
+
+    @property
+    def gpu_vram_gib(self) -> float:
+        """The memory of one GPU of the board (all of it on a one-GPU card)."""
+        return self.vram_gib / self.gpus_per_board
+
+    @property
+    def gpu_bandwidth_gbs(self) -> float:
+        """The memory bandwidth one GPU of the board has (a job runs at its pace)."""
+        return self.memory_bandwidth_gbs / self.gpus_per_board
 
 
 class _Meta(BaseModel):

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from gpuadvisor.decision.model import Decision, Pick
+from gpuadvisor.decision.words import frame_buffer_words
 from gpuadvisor.vocabulary import format_value
 
 
@@ -94,7 +95,7 @@ def purchase_lines(decision: Decision) -> tuple[str, ...]:
         lines.append(
             f"Memory: a {format_value(round(top.usable_vram_gib, 2))} GiB vGPU profile per "
             f"user for a need of {format_value(decision.vram_need_gib)} GiB (vGPU profiles "
-            f"divide the board's {format_value(top.vram_gib)} GiB frame buffer)."
+            f"divide {frame_buffer_words(top.vram_gib, top.gpus_per_board)})."
         )
     elif top is not None and top.usable_vram_gib is not None and top.headroom_gib is not None:
         need = format_value(decision.vram_need_gib)

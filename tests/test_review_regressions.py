@@ -1,0 +1,166 @@
+"""Wrong answers a review of generated purchase questions caught (an expert reading each
+report), on the bundled catalog, pinned so they cannot come back."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.engine.capacity import CardFit, fit_rows, per_job_gib, usable_gib
+from gpuadvisor.engine.core import Engine
+from gpuadvisor.engine.facts import build_facts
+from gpuadvisor.engine.options import generate_options
+from gpuadvisor.engine.rules import RuleBase, load_rules
+from gpuadvisor.inputs.catalog import Catalog, Sku, load_catalog
+from gpuadvisor.inputs.profile import parse_profile
+
+from .test_decide import advise_text
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleBase:
+    return load_rules()
+
+
+def _sku(catalog: Catalog, sku_id: str) -> Sku:
+    return next(s for s in catalog.skus if s.id == sku_id)
+
+
+# -- the A16 is four GPUs of 16 GB, not one of 64 ------------------------------------
+
+
+def test_a16_memory_and_bandwidth_are_one_gpus(catalog: Catalog, rules: RuleBase) -> None:
+    """A job sees one GPU of the board: 16 GB less the driver's reserve, 200 GB/s."""
+    a16 = _sku(catalog, "a16")
+    assert a16.gpus_per_board == 4
+    assert (a16.gpu_vram_gib, a16.gpu_bandwidth_gbs) == (16.0, 200.0)
+    usable = usable_gib(a16, False, rules.policy)
+    assert 14.0 < usable < 16.0
+    one_gpu_card = _sku(catalog, "geforce-rtx-4060-ti-16gb")
+    assert usable == pytest.approx(usable_gib(one_gpu_card, False, rules.policy), abs=1.0)
+
+
+def test_a16_options_never_give_a_job_more_than_one_gpu(catalog: Catalog, rules: RuleBase) -> None:
+    """Every option of the A16 for one 40 GiB job gives it at most one GPU's memory
+    (a split model: one GPU's share of each board), so FIT-001 excludes them all."""
+    text = """
+[workload]
+kind = "inference"
+objective = "throughput"
+vram_need_gib = 40
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+gpu_count_max = 2
+psu_headroom_w = 2000
+[budget]
+max_usd = 100000
+"""
+    decision = advise_text(text, catalog, rules)
+    assert all(p.sku != "a16" for p in decision.picks)
+    profile = parse_profile('schema = "gpuadvisor/profile/v1"\n' + text)
+    facts = build_facts(profile, catalog, None).values
+    prepared = Engine(catalog, rules).prepare(facts)
+    a16 = [o for o in generate_options(catalog.skus, prepared, rules.policy) if o.sku.id == "a16"]
+    assert a16
+    one_gpu = usable_gib(_sku(catalog, "a16"), True, rules.policy)
+    for option in a16:
+        assert option.vram_per_job_gib <= one_gpu * option.cards_per_job, option
+        assert option.bandwidth_gbs == 200.0
+
+
+def test_two_20_gib_jobs_in_a_tight_2u_get_two_l4s_not_one_a16(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """The A16 was picked as if two 20 GiB jobs shared its 64 GB; each GPU has 16."""
+    text = """
+[workload]
+kind = "inference"
+objective = "throughput"
+vram_need_gib = 20
+concurrent_jobs = 2
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 2
+psu_headroom_w = 300
+[budget]
+max_usd = 10000
+"""
+    decision = advise_text(text, catalog, rules)
+    top = decision.picks[0]
+    assert (top.sku, decision.recommendation.gpu_count) == ("l4", 2)
+    assert top.jobs_served == 2
+
+
+def test_desktops_on_an_a16_are_counted_per_gpu(catalog: Catalog, rules: RuleBase) -> None:
+    """vGPU profiles divide each GPU's 16 GB: 6 GiB desktops fit two to a GPU, eight to
+    the board (not ten, as 64 / 6 would say)."""
+    a16 = _sku(catalog, "a16")
+    facts = {
+        "workload.kind": "vdi",
+        "workload.vram_need_gib": 6.0,
+        "workload.concurrent_jobs": 40,
+    }
+    usable = usable_gib(a16, True, rules.policy)
+    ((per_card, space, basis),) = fit_rows((a16,), (usable,), facts, rules.policy)
+    assert (per_card, basis) == (8, 16.0)
+    assert per_job_gib(CardFit(space, basis, per_card, a16.gpus_per_board)) == 8.0
+
+
+def test_one_gpu_cards_count_as_before() -> None:
+    """The board arithmetic leaves a one-GPU card's share exactly as it was."""
+    for per_card in range(1, 9):
+        assert per_job_gib(CardFit(40.0, 48.0, per_card)) == round(48.0 / per_card, 3)
+
+
+# -- a graphics seat needs display outputs --------------------------------------------
+
+VIZ = """
+[workload]
+kind = "{kind}"
+objective = "latency"
+interactive = {interactive}
+vram_need_gib = 70
+[requirements]
+vgpu = {vgpu}
+[platform]
+chassis = "rack-4u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 1
+psu_headroom_w = 900
+[budget]
+max_usd = 40000
+"""
+
+
+def _outputs(catalog: Catalog, decision: Decision) -> list[int]:
+    return [_sku(catalog, p.sku).display_outputs for p in decision.picks]
+
+
+@pytest.mark.parametrize("kind", ["visualization", "cad-cae"])
+def test_a_graphics_seat_is_never_given_a_card_without_outputs(
+    kind: str, catalog: Catalog, rules: RuleBase
+) -> None:
+    """An H100 NVL was recommended for a designer's monitors (it has no display engine)."""
+    decision = advise_text(VIZ.format(kind=kind, interactive="true", vgpu="false"), catalog, rules)
+    assert decision.picks
+    assert all(n > 0 for n in _outputs(catalog, decision)), [p.name for p in decision.picks]
+    enough = decision.enough
+    assert enough is None or _sku(catalog, enough.pick.sku).display_outputs > 0
+    assert "DISP-001" in {f.rule for f in decision.findings}
+
+
+def test_a_batch_solver_may_still_use_a_compute_card(catalog: Catalog, rules: RuleBase) -> None:
+    """No screen, no display rule: a non-interactive CAE run judges compute cards."""
+    decision = advise_text(
+        VIZ.format(kind="cad-cae", interactive="false", vgpu="false"), catalog, rules
+    )
+    assert "DISP-001" not in {f.rule for f in decision.findings}
