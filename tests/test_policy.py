@@ -53,6 +53,28 @@ def test_headroom_examples(example: object) -> None:
     assert jobs == example.jobs
 
 
+@pytest.mark.parametrize("example", POLICY.headroom.profiles.examples, ids=lambda e: e.name)
+def test_vgpu_profile_examples(example: object) -> None:
+    """Desktops get whole profiles that cut one GPU's frame buffer: the smallest that
+    holds the need, or, for fewer desktops than fit, the largest that gives each one."""
+    from gpuadvisor.engine.policy import ProfileExample
+
+    assert isinstance(example, ProfileExample)
+    fb = example.frame_buffer_gib
+    held = POLICY.jobs_in(fb, POLICY.profile_gib(example.need_gib, fb))
+    desktops = min(held, example.desktops_wanted)
+    assert desktops == example.desktops
+    given = POLICY.profile_within_gib(fb / max(desktops, 1), fb)
+    assert given == example.profile_gib
+    assert given >= example.need_gib and fb / given == round(fb / given)
+
+
+def test_a_need_above_every_profile_gets_the_whole_frame_buffer() -> None:
+    assert POLICY.profile_gib(20.0, 16.0) == 20.0  # does not fit: counted as one, too small
+    assert POLICY.profile_gib(16.0, 16.0) == 16.0
+    assert POLICY.profile_within_gib(0.5, 16.0) == 0.5  # below the smallest profile: as is
+
+
 def test_an_exact_fit_is_not_a_fit() -> None:
     assert POLICY.jobs_per_card("training", 24.0, 24.0) == 0
     assert POLICY.headroom_gib("training", 24.0) == pytest.approx(1.2)
@@ -103,7 +125,8 @@ def test_slot_examples(example: object) -> None:
 
 
 def test_every_section_has_examples_reasons_and_sources() -> None:
-    for section in (POLICY.memory, POLICY.headroom, POLICY.power, POLICY.data_parallel):
+    sections = (POLICY.memory, POLICY.headroom, POLICY.power, POLICY.data_parallel)
+    for section in (*sections, POLICY.headroom.profiles):
         assert section.examples and section.why.strip()
         assert all(url.startswith("https://") for url in section.sources)
     assert POLICY.slots.examples

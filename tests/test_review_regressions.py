@@ -109,8 +109,8 @@ def test_desktops_on_an_a16_are_counted_per_gpu(catalog: Catalog, rules: RuleBas
         "workload.concurrent_jobs": 40,
     }
     usable = usable_gib(a16, True, rules.policy)
-    ((per_card, space, basis),) = fit_rows((a16,), (usable,), facts, rules.policy)
-    assert (per_card, basis) == (8, 16.0)
+    ((per_card, space, basis, job),) = fit_rows((a16,), (usable,), facts, rules.policy)
+    assert (per_card, basis, job) == (8, 16.0, 8.0)
     assert per_job_gib(CardFit(space, basis, per_card, a16.gpus_per_board)) == 8.0
 
 
@@ -164,3 +164,50 @@ def test_a_batch_solver_may_still_use_a_compute_card(catalog: Catalog, rules: Ru
         VIZ.format(kind="cad-cae", interactive="false", vgpu="false"), catalog, rules
     )
     assert "DISP-001" not in {f.rule for f in decision.findings}
+
+
+# -- vGPU desktops get whole profiles -------------------------------------------------
+
+DESKTOPS = """
+[workload]
+kind = "vdi"
+objective = "fleet-simplicity"
+interactive = true
+vram_need_gib = {need}
+concurrent_jobs = {users}
+[requirements]
+vgpu = true
+vgpu_edition = "vws"
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 1
+psu_headroom_w = 800
+[budget]
+max_usd = 20000
+"""
+
+
+def test_5_gib_desktops_get_6_gib_profiles(catalog: Catalog, rules: RuleBase) -> None:
+    """19 desktops of 5 GiB were "served" by one 96 GB card with 5.05 GiB profiles; the
+    profile is 6 GiB, so the card holds 16 and the report says 3 are left."""
+    decision = advise_text(DESKTOPS.format(need=5, users=19), catalog, rules)
+    top = decision.picks[0]
+    assert top.vram_gib == 96.0 and top.usable_vram_gib == 6.0
+    capacity = decision.recommendation.capacity
+    assert capacity is not None and capacity.shortfall
+    assert (capacity.jobs_served, capacity.hosts_needed) == (16, 2)
+    assert "a 6 GiB vGPU profile per user" in top.why
+
+
+def test_fewer_desktops_than_fit_get_a_real_profile(catalog: Catalog, rules: RuleBase) -> None:
+    """Ten desktops on a 96 GB card were given 9.6 GiB each, a size no vGPU offers."""
+    decision = advise_text(DESKTOPS.format(need=8, users=10), catalog, rules)
+    for pick in decision.picks:
+        per_gpu = pick.vram_gib / pick.gpus_per_board
+        assert pick.usable_vram_gib is not None
+        profile = pick.usable_vram_gib
+        assert profile in rules.policy.headroom.profiles.sizes_gib, (pick.name, profile)
+        assert per_gpu / profile == round(per_gpu / profile), (pick.name, profile)
+    assert "an 8 GiB vGPU profile per user" in decision.picks[0].why

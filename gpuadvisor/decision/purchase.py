@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_fields
 from gpuadvisor.decision.model import Capacity, EnoughCard, ExistingCards, MeasuredGpu, Pick
-from gpuadvisor.decision.words import frame_buffer_words
+from gpuadvisor.decision.words import a_or_an, frame_buffer_words
 from gpuadvisor.engine.capacity import number
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
@@ -157,7 +157,7 @@ def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> st
     usable = option.vram_per_job_gib
     if ctx.profiles:
         parts.append(
-            f"a {_gib(usable)} GiB vGPU profile per {ctx.one}{ctx.per_need} "
+            f"{a_or_an(_gib(usable))} {_gib(usable)} GiB vGPU profile per {ctx.one}{ctx.per_need} "
             f"({frame_buffer_words(option.sku.vram_gib, option.sku.gpus_per_board)} divided "
             "into profiles)"
         )

@@ -16,6 +16,15 @@ def describe_flip(flip: Sensitivity) -> str:
     return f"If {flip.input} were {at} (now {format_value(flip.current)}): {flip.to}."
 
 
+def a_or_an(number: str) -> str:
+    """The article before a number as it is read: "an 8", "an 11", "an 18.5", "a 6"."""
+    whole = number.split(".", 1)[0].replace(",", "")
+    spoken_vowel = whole.startswith("8") or (
+        whole in ("11", "18") or (len(whole) in (5, 8) and whole[:2] in ("11", "18"))
+    )
+    return "an" if spoken_vowel else "a"
+
+
 def memory_words(vram_gib: float, gpus: int) -> str:
     """A card's memory as a job sees it: "48 GiB", or "4 GPUs × 16 GiB" for a board of
     several GPUs (a job sees one of them)."""

@@ -37,6 +37,9 @@ class CardFit(NamedTuple):
     basis_gib: float
     per_card: int
     gpus: int = 1
+    #: The memory one job gets when something other than an even share decides it (a
+    #: vGPU profile: :meth:`Policy.profile_within_gib`); None: the even share.
+    job_gib: float | None = None
 
 
 def ecc_wanted(facts: Mapping[str, Value]) -> bool:
@@ -72,11 +75,13 @@ def card_fit(
 ) -> CardFit:
     """The fit of ``sku`` for these facts (``usable``: a measured figure instead)."""
     space = usable if usable is not None else usable_gib(sku, ecc_wanted(facts), policy)
-    per_card, space, basis = fit_rows((sku,), (space,), facts, policy)[0]
-    return CardFit(space, basis, per_card, sku.gpus_per_board)
+    per_card, space, basis, job = fit_rows((sku,), (space,), facts, policy)[0]
+    return CardFit(space, basis, per_card, sku.gpus_per_board, job)
 
 
-FitRow = tuple[int, float, float]
+#: One SKU's fit: (jobs one card holds, usable GiB, GiB the jobs are counted against,
+#: GiB one job gets).
+FitRow = tuple[int, float, float, float]
 
 
 def fit_rows(
@@ -84,31 +89,45 @@ def fit_rows(
 ) -> tuple[FitRow, ...]:
     """The fit of each SKU for these facts, given each one's usable memory (one GPU's,
     :func:`usable_gib`), as numbers: (jobs one card holds, usable GiB, GiB the jobs are
-    counted against); see :class:`CardFit`. On a board of several GPUs the jobs are
-    counted on each GPU and the board holds that many times more."""
+    counted against, GiB one job gets); see :class:`CardFit`. On a board of several
+    GPUs the jobs are counted on each GPU and the board holds that many times more.
+    Work counted against the label (vGPU desktops) gets whole profiles: each desktop the
+    smallest profile that holds it, and when fewer desktops are wanted than the board
+    holds, the largest profile that gives each of them one (:class:`Policy`)."""
     kind = str(facts["workload.kind"])
     label = policy.counts_label(kind)
     if not policy.shares_cards(kind):
         if label:
             return tuple(
-                (1, space, sku.gpu_vram_gib) for sku, space in zip(skus, usable, strict=True)
+                (1, space, sku.gpu_vram_gib, sku.gpu_vram_gib)
+                for sku, space in zip(skus, usable, strict=True)
             )
-        return tuple((1, space, space) for space in usable)
+        return tuple((1, space, space, space) for space in usable)
     need = number(facts, "workload.vram_need_gib")
     jobs = int(number(facts, "workload.concurrent_jobs"))
     footprint = policy.job_footprint_gib(kind, need)
     jobs_in = policy.jobs_in
     rows = []
     for sku, space in zip(skus, usable, strict=True):
-        basis = sku.gpu_vram_gib if label else space
-        held = jobs_in(basis, footprint) * sku.gpus_per_board
-        rows.append((max(1, min(held, jobs)), space, basis))
+        gpus = sku.gpus_per_board
+        if label:
+            basis = sku.gpu_vram_gib
+            held = jobs_in(basis, policy.profile_gib(footprint, basis)) * gpus
+            per_card = max(1, min(held, jobs))
+            share = per_job_gib(CardFit(space, basis, per_card, gpus))
+            rows.append((per_card, space, basis, policy.profile_within_gib(share, basis)))
+        else:
+            per_card = max(1, min(jobs_in(space, footprint) * gpus, jobs))
+            share = per_job_gib(CardFit(space, space, per_card, gpus))
+            rows.append((per_card, space, space, share))
     return tuple(rows)
 
 
 def per_job_gib(fit: CardFit) -> float:
     """Memory one job can use on this card when it holds ``per_card`` jobs (on a board
     of several GPUs, the jobs spread over its GPUs, each GPU's memory shared by its own)."""
+    if fit.job_gib is not None:
+        return fit.job_gib
     on_one_gpu = -(-max(fit.per_card, 1) // fit.gpus)  # ceil: the busiest GPU's jobs
     return round(fit.basis_gib / on_one_gpu, 3)
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 
 from gpuadvisor.engine.capacity import (
-    CardFit,
+    FitRow,
     card_fit,
     ecc_wanted,
     existing_cards,
@@ -77,7 +77,7 @@ def plan_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
     return inputs
 
 
-Plan = tuple[tuple[object, ...], tuple[tuple[int, float, float], ...]]
+Plan = tuple[tuple[object, ...], tuple[FitRow, ...]]
 
 
 def option_plan(
@@ -105,7 +105,11 @@ def option_plan(
         existing = (found.cards,)
         if found.sku is not None:
             fit = card_fit(found.sku, facts, policy, usable=found.usable_gib)
-            existing = (found.cards, found.sku.id, (fit.per_card, fit.usable_gib, fit.basis_gib))
+            existing = (
+                found.cards,
+                found.sku.id,
+                (fit.per_card, fit.usable_gib, fit.basis_gib, per_job_gib(fit)),
+            )
     split_ready = facts.get("workload.model_parallel_ready") is True
     # No option uses more cards than the jobs and the kept cards need, unless one job
     # spans cards (data-parallel, or a split model the team can run): a larger chassis
@@ -158,7 +162,7 @@ def kept_model(skus: tuple[Sku, ...], plan: Plan) -> Sku | None:
 
 def sku_options(
     sku: Sku,
-    fit_row: tuple[int, float, float],
+    fit_row: FitRow,
     plan: Plan,
     kept_sku: Sku | None,
     maker: OptionMaker | None = None,
@@ -171,8 +175,7 @@ def sku_options(
     make = OptionMaker() if maker is None else maker
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     base: Action = "replace" if existing else "new"
-    per_card, usable, basis = fit_row
-    per_job = per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board))
+    per_card, usable, _, per_job = fit_row
     options = [make.option("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
     if jobs >= 2:
         for cards in range(2, min(count_max, math.ceil(jobs / per_card)) + 1):
@@ -213,7 +216,7 @@ def sku_options(
     return options
 
 
-def block_key(sku: Sku, fit_row: tuple[int, float, float], plan: Plan) -> tuple[object, ...]:
+def block_key(sku: Sku, fit_row: FitRow, plan: Plan) -> tuple[object, ...]:
     """Everything :func:`sku_options` reads for this SKU, reduced to what changes its
     options: plans that differ elsewhere (a larger chassis, more jobs than cards) share
     the block. ``tests/test_option_blocks.py`` holds equal keys to equal options."""
@@ -240,7 +243,7 @@ def plan_block_key(plan: Plan) -> tuple[object, ...]:
 
 
 def sku_block_key(
-    sku: Sku, fit_row: tuple[int, float, float], plan: Plan, shared: tuple[object, ...]
+    sku: Sku, fit_row: FitRow, plan: Plan, shared: tuple[object, ...]
 ) -> tuple[object, ...]:
     """:func:`block_key` given the plan's part of it (:func:`plan_block_key`)."""
     jobs, count_max = plan[0][0], plan[0][1]
@@ -255,7 +258,7 @@ def sku_block_key(
 
 def _added(
     sku: Sku,
-    fit_row: tuple[int, float, float],
+    fit_row: FitRow,
     plan: Plan,
     kept_sku: Sku,
     make: OptionMaker,
@@ -265,16 +268,13 @@ def _added(
     jobs, count_max, _, _, _, existing, _ = _params(plan)
     kept, _, kept_fit = existing
     assert isinstance(kept, int) and isinstance(kept_fit, tuple)
-    per_card_k, usable_k, basis_k = kept_fit
-    per_card, usable, basis = fit_row
+    per_card_k, _, _, per_job_k = kept_fit
+    per_card, _, _, per_job_new = fit_row
     room = count_max - kept
     served_k = min(jobs, kept * per_card_k)
     if jobs < 2 or served_k >= jobs or room < 1 or _one_job_over_cards(plan):
         return []
-    per_job = min(
-        per_job_gib(CardFit(usable_k, basis_k, per_card_k)),
-        per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board)),
-    )
+    per_job = min(per_job_k, per_job_new)
     most = min(room, math.ceil((jobs - kept * per_card_k) / per_card))
     return [
         make.option(
@@ -306,8 +306,7 @@ def kept_options(plan: Plan, kept_sku: Sku, maker: OptionMaker | None = None) ->
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     kept, _, kept_fit = existing
     assert isinstance(kept, int) and isinstance(kept_fit, tuple)
-    per_card_k, usable_k, basis_k = kept_fit
-    per_job_k = per_job_gib(CardFit(usable_k, basis_k, per_card_k))
+    per_card_k, usable_k, _, per_job_k = kept_fit
     over_cards = _one_job_over_cards(plan)
     shape: Shape = (
         "single-larger-gpu"

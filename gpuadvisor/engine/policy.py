@@ -11,10 +11,11 @@ Yes/no judgements stay in the rule files that make them.
 import math
 from collections.abc import Mapping
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gpuadvisor.errors import InputError
 from gpuadvisor.inputs.textio import load_document
@@ -68,6 +69,29 @@ class HeadroomExample(_Strict):
     jobs: int = Field(ge=0)
 
 
+class ProfileExample(_Strict):
+    name: str
+    need_gib: float = Field(gt=0)
+    frame_buffer_gib: float = Field(gt=0)
+    desktops_wanted: int = Field(ge=1)
+    profile_gib: float = Field(gt=0)
+    desktops: int = Field(ge=0)
+
+
+class ProfilePolicy(_Strict):
+    why: str = Field(min_length=40)
+    sizes_gib: tuple[float, ...] = Field(min_length=1)
+    sources: tuple[str, ...] = Field(min_length=1)
+    examples: tuple[ProfileExample, ...] = ()
+
+    @field_validator("sizes_gib")
+    @classmethod
+    def _ascending(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        if any(b <= a for a, b in pairwise(value)) or value[0] <= 0:
+            raise ValueError("profile sizes must be positive and ascending")
+        return value
+
+
 class HeadroomPolicy(_Strict):
     why: str = Field(min_length=40)
     min_gib: float = Field(ge=0, le=64)
@@ -75,6 +99,8 @@ class HeadroomPolicy(_Strict):
     kinds: dict[str, KindHeadroom] = Field(default_factory=dict)
     sources: tuple[str, ...] = Field(min_length=1)
     examples: tuple[HeadroomExample, ...] = ()
+    #: The vGPU profile sizes work counted against the label is cut into.
+    profiles: ProfilePolicy
 
 
 class SharingPolicy(_Strict):
@@ -138,6 +164,12 @@ class SlotsPolicy(_Strict):
     dense_slots_per_card: int = Field(ge=1, le=5)
     sources: tuple[str, ...] = Field(min_length=1)
     examples: tuple[SlotsExample, ...] = ()
+
+
+def _divides(size_gib: float, frame_buffer_gib: float) -> bool:
+    """Whether profiles of ``size_gib`` cut ``frame_buffer_gib`` whole."""
+    count = frame_buffer_gib / size_gib
+    return abs(count - round(count)) < 1e-6 and round(count) >= 1
 
 
 class Policy(_Strict):
@@ -220,6 +252,28 @@ class Policy(_Strict):
     def job_footprint_gib(self, kind: str, need_gib: float) -> float:
         """Memory one job takes on a card: its need and its headroom."""
         return need_gib + self.headroom_gib(kind, need_gib)
+
+    def profile_gib(self, need_gib: float, frame_buffer_gib: float) -> float:
+        """The vGPU profile a desktop of ``need_gib`` gets on a GPU of
+        ``frame_buffer_gib``: the smallest listed size that holds it and divides the
+        frame buffer (one GPU's profiles are alike and cut it whole); the frame buffer
+        when none does."""
+        for size in self.headroom.profiles.sizes_gib:
+            if size >= need_gib - 1e-9 and _divides(size, frame_buffer_gib):
+                return size
+        return max(need_gib, frame_buffer_gib)
+
+    def profile_within_gib(self, share_gib: float, frame_buffer_gib: float) -> float:
+        """The largest listed profile that divides ``frame_buffer_gib`` and is at most
+        ``share_gib`` (what each of fewer desktops than a GPU holds can be given); the
+        share itself when no listed size is that small."""
+        found = share_gib
+        for size in self.headroom.profiles.sizes_gib:
+            if size > share_gib + 1e-9:
+                break
+            if _divides(size, frame_buffer_gib):
+                found = size
+        return found
 
     @staticmethod
     def jobs_in(basis_gib: float, footprint_gib: float) -> int:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from gpuadvisor.decision.model import Decision, Pick
-from gpuadvisor.decision.words import frame_buffer_words
+from gpuadvisor.decision.words import a_or_an, frame_buffer_words
 from gpuadvisor.vocabulary import format_value
 
 
@@ -92,8 +92,9 @@ def purchase_lines(decision: Decision) -> tuple[str, ...]:
     if r.capacity is not None:
         lines.append(f"Capacity: {r.capacity.summary}")
     if top is not None and top.usable_vram_gib is not None and top.memory_basis != "usable":
+        profile = format_value(round(top.usable_vram_gib, 2))
         lines.append(
-            f"Memory: a {format_value(round(top.usable_vram_gib, 2))} GiB vGPU profile per "
+            f"Memory: {a_or_an(profile)} {profile} GiB vGPU profile per "
             f"user for a need of {format_value(decision.vram_need_gib)} GiB (vGPU profiles "
             f"divide {frame_buffer_words(top.vram_gib, top.gpus_per_board)})."
         )
