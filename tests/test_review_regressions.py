@@ -211,3 +211,32 @@ def test_fewer_desktops_than_fit_get_a_real_profile(catalog: Catalog, rules: Rul
         assert profile in rules.policy.headroom.profiles.sizes_gib, (pick.name, profile)
         assert per_gpu / profile == round(per_gpu / profile), (pick.name, profile)
     assert "an 8 GiB vGPU profile per user" in decision.picks[0].why
+
+
+def test_a_data_parallel_job_is_not_told_memory_does_not_add_up(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """A DDP job over 8 cards with a 40 GiB replica was told to buy one card because
+    "memory does not add up across cards": each replica sits on one card, which FIT-001
+    already checks, so VRAM-001's argument is not about this job."""
+    text = """
+[workload]
+kind = "training"
+objective = "throughput"
+vram_need_gib = 40
+parallelism = "data-parallel"
+gpus_per_job = 8
+[platform]
+chassis = "rack-4u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 8
+psu_headroom_w = 4000
+[team]
+multi_gpu_experience = "expert"
+[budget]
+max_usd = 100000
+"""
+    decision = advise_text(text, catalog, rules)
+    assert "VRAM-001" not in {f.rule for f in decision.findings}
+    assert "memory does not add up" not in decision.recommendation.headline.lower()
