@@ -240,3 +240,33 @@ max_usd = 100000
     decision = advise_text(text, catalog, rules)
     assert "VRAM-001" not in {f.rule for f in decision.findings}
     assert "memory does not add up" not in decision.recommendation.headline.lower()
+
+
+def test_vgpu_compute_tenants_share_cards(catalog: Catalog, rules: RuleBase) -> None:
+    """Sixteen vCS notebook tenants were given a card each ("8 hosts like this") because
+    their kind of work is training; under vGPU each tenant gets a profile of a card."""
+    text = """
+[workload]
+kind = "training"
+objective = "throughput"
+vram_need_gib = 8
+concurrent_jobs = 16
+[requirements]
+vgpu = true
+vgpu_edition = "vcs"
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 2
+psu_headroom_w = 800
+[budget]
+max_usd = 30000
+"""
+    decision = advise_text(text, catalog, rules)
+    capacity = decision.recommendation.capacity
+    assert capacity is not None
+    assert capacity.jobs_served >= 8 and capacity.hosts_needed <= 2
+    top = decision.picks[0]
+    assert top.usable_vram_gib is not None and top.usable_vram_gib >= 8.5  # need + headroom
+    assert top.usable_vram_gib in rules.policy.headroom.profiles.sizes_gib

@@ -116,7 +116,8 @@ class PickContext:
         self.wanted = int(number(facts, "workload.concurrent_jobs"))
         self.objective = str(facts["workload.objective"])
         #: Memory counted as vGPU profiles (VDI), not as usable memory per job.
-        self.profiles = policy.counts_label(str(facts["workload.kind"]))
+        vgpu = facts.get("requirements.vgpu") is True
+        self.profiles = policy.counts_label(str(facts["workload.kind"]), vgpu)
         self.sharded = bool(facts.get("workload.sharded_data_parallel"))
         self.of_wanted = f" of {counted(self.wanted, facts)}"
         self.per_need = f" for a need of {_gib(self.need)} GiB"

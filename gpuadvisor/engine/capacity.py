@@ -95,8 +95,9 @@ def fit_rows(
     smallest profile that holds it, and when fewer desktops are wanted than the board
     holds, the largest profile that gives each of them one (:class:`Policy`)."""
     kind = str(facts["workload.kind"])
-    label = policy.counts_label(kind)
-    if not policy.shares_cards(kind):
+    vgpu = facts.get("requirements.vgpu") is True
+    label = policy.counts_label(kind, vgpu)
+    if not policy.shares_cards(kind, vgpu):
         if label:
             return tuple(
                 (1, space, sku.gpu_vram_gib, sku.gpu_vram_gib)

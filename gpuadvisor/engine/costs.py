@@ -43,7 +43,8 @@ ASSUMPTIONS: tuple[str, ...] = (
     "keeps the headroom of rules/_policy.toml (at least 0.5 GiB or 5% of its need).",
     "Concurrent jobs share a card only for VDI, inference, media and visualization, "
     "as many as fit its usable memory with their headroom; training, rendering and "
-    "simulation jobs get a card each.",
+    "simulation jobs get a card each, unless the profile asks for vGPU: then every kind "
+    "of job shares cards, each tenant in a whole vGPU profile.",
     f"Model parallelism loses {SHARDING_OVERHEAD:.0%} of each card's memory to replicated "
     "state and communication buffers; a data-parallel job holds a full replica on every "
     "card unless it is sharded (FSDP, ZeRO-3).",

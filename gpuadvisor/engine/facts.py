@@ -104,6 +104,7 @@ def _num(values: Mapping[str, Value], name: str) -> float:
 #: The facts :func:`derive_facts` reads; a change to any of them is worked out again.
 DERIVED_READS = (
     "workload.kind",
+    "requirements.vgpu",
     "workload.vram_need_gib",
     "platform.gpu_slots_total",
     "platform.chassis",
@@ -146,7 +147,7 @@ def derive_facts(values: Mapping[str, Value], policy: Policy, catalog: Catalog) 
             usable = round((float(total) - float(reserved)) / MIB_PER_GIB, 3)
     derived: dict[str, Value] = {
         "workload.vram_need_with_headroom_gib": round(need + policy.headroom_gib(kind, need), 4),
-        "workload.shares_cards": policy.shares_cards(kind),
+        "workload.shares_cards": policy.shares_cards(kind, values.get("requirements.vgpu") is True),
         "platform.gpu_slots_available": float(slots),
         "platform.gpu_power_budget_w": round(
             policy.psu_budget_w(_num(values, "platform.psu_headroom_w")), 3

@@ -65,6 +65,7 @@ PLAN_READS = (
     "host.gpu_count",
     "host.gpu_catalog_sku",
     "host.gpu_usable_gib",
+    "requirements.vgpu",
 )
 
 

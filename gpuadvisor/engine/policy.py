@@ -237,13 +237,14 @@ class Policy(_Strict):
         need = space_gib / (1 + share)
         return need if share * need >= min_gib else space_gib - min_gib
 
-    def shares_cards(self, kind: str) -> bool:
-        """Whether several jobs of this kind run side by side on one card."""
-        return kind in self.sharing.kinds
+    def shares_cards(self, kind: str, vgpu: bool = False) -> bool:
+        """Whether several jobs of this kind run side by side on one card (any kind does
+        when the profile asks for vGPU: each tenant gets a profile of a shared card)."""
+        return vgpu or kind in self.sharing.kinds
 
-    def counts_label(self, kind: str) -> bool:
+    def counts_label(self, kind: str, vgpu: bool = False) -> bool:
         """Whether this kind's jobs are counted against the label (vGPU profiles)."""
-        return self._kind(kind)[2]
+        return vgpu or self._kind(kind)[2]
 
     def jobs_per_card(self, kind: str, need_gib: float, basis_gib: float) -> int:
         """Jobs of ``need_gib`` (each with its headroom) that ``basis_gib`` holds."""

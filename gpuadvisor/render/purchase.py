@@ -93,9 +93,10 @@ def purchase_lines(decision: Decision) -> tuple[str, ...]:
         lines.append(f"Capacity: {r.capacity.summary}")
     if top is not None and top.usable_vram_gib is not None and top.memory_basis != "usable":
         profile = format_value(round(top.usable_vram_gib, 2))
+        one = "job" if r.capacity is not None and r.capacity.unit == "jobs" else "user"
         lines.append(
             f"Memory: {a_or_an(profile)} {profile} GiB vGPU profile per "
-            f"user for a need of {format_value(decision.vram_need_gib)} GiB (vGPU profiles "
+            f"{one} for a need of {format_value(decision.vram_need_gib)} GiB (vGPU profiles "
             f"divide {frame_buffer_words(top.vram_gib, top.gpus_per_board)})."
         )
     elif top is not None and top.usable_vram_gib is not None and top.headroom_gib is not None:
