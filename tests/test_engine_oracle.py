@@ -82,6 +82,8 @@ def oracle(
                 top is None,
                 -(top.jobs_served if top else 0),
                 0 if top is not None and top.count == 0 else 1,
+                # A pick on quote ranks after a priced one that serves as many.
+                1 if top is None or top.total_price_usd is None else 0,
                 -(shape_score[shape] + class_score[gpu_class]),
                 OPTION_SHAPES.index(shape),
                 cost,

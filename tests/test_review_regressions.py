@@ -270,3 +270,31 @@ max_usd = 30000
     top = decision.picks[0]
     assert top.usable_vram_gib is not None and top.usable_vram_gib >= 8.5  # need + headroom
     assert top.usable_vram_gib in rules.policy.headroom.profiles.sizes_gib
+
+
+def test_a_card_on_quote_does_not_outrank_a_priced_one_that_serves_as_many(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """On a $3,000 budget a 72 GB card with no price (its 48 GB sibling lists at $4,500)
+    was the pick over 2 cards at $3,000 serving all three jobs."""
+    text = """
+[workload]
+kind = "inference"
+objective = "throughput"
+vram_need_gib = 11
+concurrent_jobs = 3
+[platform]
+chassis = "tower"
+airflow = "open"
+max_gpu_slot_width = 3
+gpu_count_max = 2
+psu_headroom_w = 700
+[budget]
+max_usd = 3000
+"""
+    decision = advise_text(text, catalog, rules)
+    top = decision.picks[0]
+    assert top.total_price_usd is not None and top.total_price_usd <= 3000
+    assert top.jobs_served == 3
+    reasons = {r.option: r.reason for r in decision.rejected}
+    assert "priced on quote" in reasons["single-larger-gpu"]

@@ -135,6 +135,8 @@ def _confidence(core: Core) -> tuple[str, str | None]:
         runner_top.jobs_served < top.jobs_served or (top.count == 0 < runner_top.count)
     ):
         return "high", None  # capacity decided it, not the score
+    if top is not None and runner_top.total_price_usd is None is not top.total_price_usd:
+        return "medium", None  # the runner-up's price is not known: it may be the better buy
     margin = core.chosen.score - core.runner_up.score
     runner = f"{core.runner_up.shape} / {core.runner_up.class_}"
     if margin >= 4:

@@ -126,6 +126,14 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
         )
     if top.count == 0 and all(p.ranked[0].count for p in pairs):
         return "the cards already in the host serve as many, so buying is not needed"
+    as_many = [p for p in pairs if p.ranked[0].jobs_served >= top.jobs_served]
+    if top.total_price_usd is not None and all(
+        p.ranked[0].total_price_usd is None for p in as_many
+    ):
+        return (
+            "its best option is priced on quote, and the chosen one, with a price that "
+            "fits the budget, serves as many"
+        )
     return None
 
 

@@ -12,8 +12,9 @@ The procedure, in the order it runs:
    prove acceptable is eliminated, with that rule recorded.
 3. Each (shape, class) pair that still has options is ranked by what its first option
    serves: the most wanted jobs served first (capacity comes before preference), then
-   cards already in the host that serve as many (buy nothing), then the score (shape
-   score + class score); ties go to the simpler shape, then the cheaper pick.
+   cards already in the host that serve as many (buy nothing), then a priced pick before
+   one on quote (a price nobody knows cannot be held to the budget), then the score
+   (shape score + class score); ties go to the simpler shape, then the cheaper pick.
 4. Within each pair, options are ranked the same way: jobs served, buying nothing, then
    the objective's measure (:mod:`gpuadvisor.engine.ranking`).
 
@@ -134,15 +135,16 @@ def _scores(fired: tuple[Rule, ...]) -> tuple[dict[Shape, int], dict[GpuClass, i
 def pair_order(
     score: int, shape: Shape, gpu_class: GpuClass, top: Option | None, facts: Mapping[str, Value]
 ) -> tuple[float, ...]:
-    """Best pair first: the jobs its first option serves, then buying nothing, the
-    score, the simpler shape, the cheaper pick, the class. A pick on quote (no price)
-    loses the cost tie."""
+    """Best pair first: the jobs its first option serves, then buying nothing, then a
+    priced pick before one on quote, the score, the simpler shape, the cheaper pick, the
+    class."""
     if top is None:
-        return (0.0, 1.0, -score, SHAPES.index(shape), float("inf"), CLASSES.index(gpu_class))
+        return (0.0, 1.0, 1.0, -score, SHAPES.index(shape), float("inf"), CLASSES.index(gpu_class))
     cost = lifecycle_cost_usd(top, facts)
     return (
         -top.jobs_served,
         0.0 if top.count == 0 else 1.0,
+        1.0 if top.total_price_usd is None else 0.0,
         -score,
         SHAPES.index(shape),
         float("inf") if cost is None else cost,
