@@ -298,3 +298,38 @@ max_usd = 3000
     assert top.jobs_served == 3
     reasons = {r.option: r.reason for r in decision.rejected}
     assert "priced on quote" in reasons["single-larger-gpu"]
+
+
+def test_the_enough_card_says_what_it_leaves_of_a_latency_target(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """ "Enough for the need" was said of a card leaving 5 answer tokens within the
+    target, against 45 for the pick, without a word on the target."""
+    text = """
+[workload]
+kind = "inference"
+objective = "latency"
+latency_slo_ms = 1500
+interactive = true
+[workload.model]
+name = "qwen2.5-32b"
+precision = "bf16"
+context_tokens = 8192
+concurrent_sequences = 4
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 2
+psu_headroom_w = 800
+[budget]
+max_usd = 30000
+"""
+    decision = advise_text(text, catalog, rules)
+    enough, top = decision.enough, decision.picks[0]
+    assert enough is not None and not enough.same_as_top
+    assert top.speed is not None and enough.pick.speed is not None
+    mine = top.speed.answer_tokens_within_slo
+    theirs = enough.pick.speed.answer_tokens_within_slo
+    assert mine is not None and theirs is not None and mine > theirs
+    assert f"room for {mine} answer tokens within the 1,500 ms target" in enough.text

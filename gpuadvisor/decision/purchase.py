@@ -368,6 +368,9 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
     top_total, cheap_total = top.total_price_usd, cheapest.total_price_usd
     extra = None if top_total is None or cheap_total is None else top_total - cheap_total
     gains = _gains(top, cheapest, core, ctx)
+    latency = _latency_gain(top_pick, pick, ctx.facts)
+    if latency:
+        gains.insert(0, latency)  # what a latency target is about comes first
     if extra is None:  # a price on quote: no difference to state
         dearer = "may cost more or less (a price is on quote)"
     else:
@@ -410,6 +413,24 @@ def _unpriced_last(price: float | None) -> tuple[float, float]:
 
 def _pair_score(core: Core, option: Option) -> int:
     return core.shape_scores[option.shape] + core.class_scores[option.sku.segment]
+
+
+def _latency_gain(top: Pick, cheap: Pick, facts: Mapping[str, Value]) -> str:
+    """What the top pick buys against the latency target over the cheaper one, from the
+    speed bounds of both (empty when there is no target, no model, or no gain)."""
+    if top.speed is None or cheap.speed is None:
+        return ""
+    mine, theirs = top.speed.answer_tokens_within_slo, cheap.speed.answer_tokens_within_slo
+    if mine is None or theirs is None or mine <= theirs:
+        return ""
+    target = format_value(facts.get("workload.latency_slo_ms"))
+    tokens = f"{format_value(mine)} answer token{'' if mine == 1 else 's'}"
+    if theirs == 0:
+        return (
+            f"room for {tokens} within the {target} ms target, where on the cheaper one "
+            "a full-length prompt alone takes longer"
+        )
+    return f"room for {tokens} within the {target} ms target against {format_value(theirs)}"
 
 
 def _gains(top: Option, cheap: Option, core: Core, ctx: PickContext) -> list[str]:
