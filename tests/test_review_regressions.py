@@ -333,3 +333,30 @@ max_usd = 30000
     theirs = enough.pick.speed.answer_tokens_within_slo
     assert mine is not None and theirs is not None and mine > theirs
     assert f"room for {mine} answer tokens within the 1,500 ms target" in enough.text
+
+
+def test_a_no_fit_report_lists_only_changes_that_find_a_card(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """With no card meeting every requirement, "What would change" listed changes whose
+    answer was again "no card meets every requirement"."""
+    text = """
+[workload]
+kind = "simulation"
+objective = "throughput"
+vram_need_gib = 20
+needs_fp64 = true
+job_hours = 20
+[platform]
+chassis = "tower"
+airflow = "open"
+max_gpu_slot_width = 2
+gpu_count_max = 2
+psu_headroom_w = 700
+[budget]
+max_usd = 10000
+"""
+    decision = advise_text(text, catalog, rules)
+    assert not decision.picks
+    assert decision.sensitivity
+    assert all("no card meets every requirement" not in s.to for s in decision.sensitivity)

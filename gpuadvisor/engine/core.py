@@ -218,10 +218,12 @@ class Outcome(NamedTuple):
 
     def key(self) -> tuple[str, str, str | None, int, int]:
         """Equal keys, same answer (what :meth:`Core.outcome` returns): the shape, the
-        class, the card, how many are bought and how many of the host's are kept."""
+        class, the card, how many are bought and how many of the host's are kept. Every
+        "no card meets every requirement" is the same answer, whichever pair the order
+        happened to put first."""
         top = self.top
         if top is None:
-            return (self.shape, self.class_, None, 0, 0)
+            return ("", "", None, 0, 0)
         return (self.shape, self.class_, top.sku.id, top.count, top.kept)
 
 
