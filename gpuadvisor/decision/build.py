@@ -12,6 +12,7 @@ import datetime as dt
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
+from gpuadvisor.decision.enough import enough_of
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts, not_followed
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_assumptions
@@ -34,7 +35,6 @@ from gpuadvisor.decision.purchase import (
     PickContext,
     capacity_of,
     counted,
-    enough_of,
     existing_of,
     make_pick,
     ranking_text,

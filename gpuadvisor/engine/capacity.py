@@ -112,15 +112,14 @@ def fit_rows(
     for sku, space in zip(skus, usable, strict=True):
         gpus = sku.gpus_per_board
         if label:
-            basis = sku.gpu_vram_gib
+            basis = sku.vram_gib / gpus
             held = jobs_in(basis, policy.profile_gib(footprint, basis)) * gpus
             per_card = max(1, min(held, jobs))
-            share = per_job_gib(CardFit(space, basis, per_card, gpus))
+            share = _share(basis, per_card, gpus)
             rows.append((per_card, space, basis, policy.profile_within_gib(share, basis)))
         else:
             per_card = max(1, min(jobs_in(space, footprint) * gpus, jobs))
-            share = per_job_gib(CardFit(space, space, per_card, gpus))
-            rows.append((per_card, space, space, share))
+            rows.append((per_card, space, space, _share(space, per_card, gpus)))
     return tuple(rows)
 
 
@@ -129,8 +128,14 @@ def per_job_gib(fit: CardFit) -> float:
     of several GPUs, the jobs spread over its GPUs, each GPU's memory shared by its own)."""
     if fit.job_gib is not None:
         return fit.job_gib
-    on_one_gpu = -(-max(fit.per_card, 1) // fit.gpus)  # ceil: the busiest GPU's jobs
-    return round(fit.basis_gib / on_one_gpu, 3)
+    return _share(fit.basis_gib, fit.per_card, fit.gpus)
+
+
+def _share(basis_gib: float, per_card: int, gpus: int) -> float:
+    """:func:`per_job_gib` of an even share, from its numbers (no :class:`CardFit` made:
+    :func:`fit_rows` works it out for every SKU of every new plan)."""
+    on_one_gpu = -(-max(per_card, 1) // gpus)  # ceil: the busiest GPU's jobs
+    return round(basis_gib / on_one_gpu, 3)
 
 
 class Existing(NamedTuple):

@@ -125,7 +125,7 @@ class Option:
         )
         #: The slowest card's memory bandwidth (a job on it runs at its pace; on a
         #: board of several GPUs, one GPU's).
-        self.bandwidth_gbs = min(s.gpu_bandwidth_gbs for s in self.skus)
+        self.bandwidth_gbs = min(s.memory_bandwidth_gbs / s.gpus_per_board for s in self.skus)
         self._facts: dict[str, Value] | None = None
         self._judged: tuple[tuple[Mapping[str, Value], Sku], ...] | None = None
 
