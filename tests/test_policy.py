@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuadvisor.engine.capacity import profile_gib, profile_within_gib
 from gpuadvisor.engine.policy import POLICY_FILE, bundled_policy
 from gpuadvisor.engine.rules import load_rules
 from gpuadvisor.errors import InputError
@@ -61,18 +62,28 @@ def test_vgpu_profile_examples(example: object) -> None:
 
     assert isinstance(example, ProfileExample)
     fb = example.frame_buffer_gib
-    held = POLICY.jobs_in(fb, POLICY.profile_gib(example.need_gib, fb))
+    sizes = POLICY.headroom.profiles.sizes_gib
+    held = POLICY.jobs_in(fb, profile_gib(sizes, example.need_gib, fb))
     desktops = min(held, example.desktops_wanted)
     assert desktops == example.desktops
-    given = POLICY.profile_within_gib(fb / max(desktops, 1), fb)
+    given = profile_within_gib(sizes, fb / max(desktops, 1), fb)
     assert given == example.profile_gib
     assert given >= example.need_gib and fb / given == round(fb / given)
 
 
 def test_a_need_above_every_profile_gets_the_whole_frame_buffer() -> None:
-    assert POLICY.profile_gib(20.0, 16.0) == 20.0  # does not fit: counted as one, too small
-    assert POLICY.profile_gib(16.0, 16.0) == 16.0
-    assert POLICY.profile_within_gib(0.5, 16.0) == 0.5  # below the smallest profile: as is
+    sizes = POLICY.headroom.profiles.sizes_gib
+    assert profile_gib(sizes, 20.0, 16.0) == 20.0  # does not fit: counted as one, too small
+    assert profile_gib(sizes, 16.0, 16.0) == 16.0
+    assert profile_within_gib(sizes, 0.5, 16.0) == 0.5  # below the smallest profile: as is
+
+
+@pytest.mark.parametrize("basis", [8.0, 21.95, 23.45, 48.0, 94.9])
+@pytest.mark.parametrize("footprint", [0.5, 2.0, 5.25, 8.4, 21.0, 24.0])
+def test_the_compiled_job_count_is_the_policys(basis: float, footprint: float) -> None:
+    from gpuadvisor.engine.capacity import _jobs_in
+
+    assert _jobs_in(basis, footprint) == POLICY.jobs_in(basis, footprint)
 
 
 def test_an_exact_fit_is_not_a_fit() -> None:

@@ -9,6 +9,7 @@ evidence shows, read from the host facts. Pure functions; no words.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -38,7 +39,7 @@ class CardFit(NamedTuple):
     per_card: int
     gpus: int = 1
     #: The memory one job gets when something other than an even share decides it (a
-    #: vGPU profile: :meth:`Policy.profile_within_gib`); None: the even share.
+    #: vGPU profile: :func:`profile_within_gib`); None: the even share.
     job_gib: float | None = None
 
 
@@ -80,8 +81,55 @@ def card_fit(
 
 
 #: One SKU's fit: (jobs one card holds, usable GiB, GiB the jobs are counted against,
-#: GiB one job gets).
-FitRow = tuple[int, float, float, float]
+#: GiB one job gets when a vGPU profile decides it, else None: the even share,
+#: :func:`per_job_gib`, worked out only for the blocks a plan makes anew).
+FitRow = tuple[int, float, float, float | None]
+
+
+def _divides(size_gib: float, frame_buffer_gib: float) -> bool:
+    """Whether profiles of ``size_gib`` cut ``frame_buffer_gib`` whole."""
+    count = frame_buffer_gib / size_gib
+    return abs(count - math.floor(count + 0.5)) < 1e-6 and count >= 1 - 1e-6
+
+
+#: The sizes that cut a frame buffer whole, by (sizes, frame buffer): a catalog has a
+#: handful of frame buffers, and every new plan asks for each SKU's.
+_CUTTING: dict[tuple[tuple[float, ...], float], tuple[float, ...]] = {}
+
+
+def _cutting(sizes: tuple[float, ...], frame_buffer_gib: float) -> tuple[float, ...]:
+    key = (sizes, frame_buffer_gib)
+    found = _CUTTING.get(key)
+    if found is None:
+        if len(_CUTTING) > 1024:
+            _CUTTING.clear()
+        found = _CUTTING[key] = tuple(s for s in sizes if _divides(s, frame_buffer_gib))
+    return found
+
+
+def profile_gib(sizes: tuple[float, ...], need_gib: float, frame_buffer_gib: float) -> float:
+    """The vGPU profile a desktop of ``need_gib`` gets on a GPU of ``frame_buffer_gib``,
+    of the policy's ascending ``sizes``: the smallest that holds it and divides the frame
+    buffer (one GPU's profiles are alike and cut it whole); the need itself when none
+    does (then it does not fit, and FIT-001 says so)."""
+    for size in _cutting(sizes, frame_buffer_gib):
+        if size >= need_gib - 1e-9:
+            return size
+    return max(need_gib, frame_buffer_gib)
+
+
+def profile_within_gib(
+    sizes: tuple[float, ...], share_gib: float, frame_buffer_gib: float
+) -> float:
+    """The largest of ``sizes`` that divides ``frame_buffer_gib`` and is at most
+    ``share_gib`` (what each of fewer desktops than a GPU holds can be given); the share
+    itself when no size is that small."""
+    found = share_gib
+    for size in _cutting(sizes, frame_buffer_gib):
+        if size > share_gib + 1e-9:
+            break
+        found = size
+    return found
 
 
 def fit_rows(
@@ -103,24 +151,29 @@ def fit_rows(
                 (1, space, sku.gpu_vram_gib, sku.gpu_vram_gib)
                 for sku, space in zip(skus, usable, strict=True)
             )
-        return tuple((1, space, space, space) for space in usable)
+        return tuple((1, space, space, None) for space in usable)
     need = number(facts, "workload.vram_need_gib")
     jobs = int(number(facts, "workload.concurrent_jobs"))
     footprint = policy.job_footprint_gib(kind, need)
-    jobs_in = policy.jobs_in
-    rows = []
+    sizes = policy.headroom.profiles.sizes_gib
+    rows: list[FitRow] = []
     for sku, space in zip(skus, usable, strict=True):
         gpus = sku.gpus_per_board
         if label:
             basis = sku.vram_gib / gpus
-            held = jobs_in(basis, policy.profile_gib(footprint, basis)) * gpus
+            held = _jobs_in(basis, profile_gib(sizes, footprint, basis)) * gpus
             per_card = max(1, min(held, jobs))
             share = _share(basis, per_card, gpus)
-            rows.append((per_card, space, basis, policy.profile_within_gib(share, basis)))
+            rows.append((per_card, space, basis, profile_within_gib(sizes, share, basis)))
         else:
-            per_card = max(1, min(jobs_in(space, footprint) * gpus, jobs))
-            rows.append((per_card, space, space, _share(space, per_card, gpus)))
+            per_card = max(1, min(_jobs_in(space, footprint) * gpus, jobs))
+            rows.append((per_card, space, space, None))
     return tuple(rows)
+
+
+def _jobs_in(basis_gib: float, footprint_gib: float) -> int:
+    """:meth:`Policy.jobs_in`, compiled with the loop that asks it for every SKU."""
+    return max(0, math.floor(basis_gib / footprint_gib + 1e-9))
 
 
 def per_job_gib(fit: CardFit) -> float:

@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 
 from gpuadvisor.engine.capacity import (
+    CardFit,
     FitRow,
     card_fit,
     ecc_wanted,
@@ -176,7 +177,8 @@ def sku_options(
     make = OptionMaker() if maker is None else maker
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     base: Action = "replace" if existing else "new"
-    per_card, usable, _, per_job = fit_row
+    per_card, usable, basis, job = fit_row
+    per_job = per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board, job))
     options = [make.option("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
     if jobs >= 2:
         for cards in range(2, min(count_max, math.ceil(jobs / per_card)) + 1):
@@ -270,7 +272,8 @@ def _added(
     kept, _, kept_fit = existing
     assert isinstance(kept, int) and isinstance(kept_fit, tuple)
     per_card_k, _, _, per_job_k = kept_fit
-    per_card, _, _, per_job_new = fit_row
+    per_card, usable, basis, job = fit_row
+    per_job_new = per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board, job))
     room = count_max - kept
     served_k = min(jobs, kept * per_card_k)
     if jobs < 2 or served_k >= jobs or room < 1 or _one_job_over_cards(plan):

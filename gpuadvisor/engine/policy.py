@@ -166,12 +166,6 @@ class SlotsPolicy(_Strict):
     examples: tuple[SlotsExample, ...] = ()
 
 
-def _divides(size_gib: float, frame_buffer_gib: float) -> bool:
-    """Whether profiles of ``size_gib`` cut ``frame_buffer_gib`` whole."""
-    count = frame_buffer_gib / size_gib
-    return abs(count - round(count)) < 1e-6 and round(count) >= 1
-
-
 class Policy(_Strict):
     """The whole policy file, validated."""
 
@@ -253,28 +247,6 @@ class Policy(_Strict):
     def job_footprint_gib(self, kind: str, need_gib: float) -> float:
         """Memory one job takes on a card: its need and its headroom."""
         return need_gib + self.headroom_gib(kind, need_gib)
-
-    def profile_gib(self, need_gib: float, frame_buffer_gib: float) -> float:
-        """The vGPU profile a desktop of ``need_gib`` gets on a GPU of
-        ``frame_buffer_gib``: the smallest listed size that holds it and divides the
-        frame buffer (one GPU's profiles are alike and cut it whole); the frame buffer
-        when none does."""
-        for size in self.headroom.profiles.sizes_gib:
-            if size >= need_gib - 1e-9 and _divides(size, frame_buffer_gib):
-                return size
-        return max(need_gib, frame_buffer_gib)
-
-    def profile_within_gib(self, share_gib: float, frame_buffer_gib: float) -> float:
-        """The largest listed profile that divides ``frame_buffer_gib`` and is at most
-        ``share_gib`` (what each of fewer desktops than a GPU holds can be given); the
-        share itself when no listed size is that small."""
-        found = share_gib
-        for size in self.headroom.profiles.sizes_gib:
-            if size > share_gib + 1e-9:
-                break
-            if _divides(size, frame_buffer_gib):
-                found = size
-        return found
 
     @staticmethod
     def jobs_in(basis_gib: float, footprint_gib: float) -> int:
