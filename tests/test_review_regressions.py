@@ -360,3 +360,33 @@ max_usd = 10000
     assert not decision.picks
     assert decision.sensitivity
     assert all("no card meets every requirement" not in s.to for s in decision.sensitivity)
+
+
+def test_one_slot_position_is_singular(catalog: Catalog, rules: RuleBase) -> None:
+    """A single-slot card "takes 1 slot positions"."""
+    from gpuadvisor.render.purchase import purchase_lines
+
+    text = """
+[workload]
+kind = "vdi"
+objective = "fleet-simplicity"
+vram_need_gib = 4
+concurrent_jobs = 8
+[requirements]
+vgpu = true
+vgpu_edition = "vws"
+[platform]
+chassis = "rack-1u"
+airflow = "front-to-back"
+max_gpu_slot_width = 1
+gpu_count_max = 2
+psu_headroom_w = 300
+[budget]
+max_usd = 10000
+"""
+    decision = advise_text(text, catalog, rules)
+    assert decision.picks[0].slots_total == 1
+    fits = [line for line in purchase_lines(decision) if line.startswith("Fit:")]
+    assert fits == [
+        f"Fit: 1 card in the host takes 1 slot position and {fits[0].split(' and ')[1]}"
+    ]

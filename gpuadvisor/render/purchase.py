@@ -110,7 +110,8 @@ def purchase_lines(decision: Decision) -> tuple[str, ...]:
         lines.append(
             f"Fit: {cards} card{'s' if cards != 1 else ''} in the host "
             f"{'takes' if cards == 1 else 'take'} "
-            f"{format_value(top.slots_total)} slot positions and "
+            f"{format_value(top.slots_total)} slot position"
+            f"{'' if top.slots_total == 1 else 's'} and "
             f"{format_value(top.board_power_w)} W of board power."
         )
     if top is not None and top.power_limit_w is not None:
