@@ -269,7 +269,83 @@ max_usd = 30000
     assert capacity.jobs_served >= 8 and capacity.hosts_needed <= 2
     top = decision.picks[0]
     assert top.usable_vram_gib is not None and top.usable_vram_gib >= 8.5  # need + headroom
-    assert top.usable_vram_gib in rules.policy.headroom.profiles.sizes_gib
+    assert top.vgpu_profile_gib in rules.policy.headroom.profiles.sizes_gib
+    # A process in a profile allocates less than its size (reserve and ECC's share).
+    assert top.usable_vram_gib < top.vgpu_profile_gib
+    assert "of it usable for a need of 8 GiB" in top.why
+
+
+# -- a vGPU profile gives a process no more than the GPU does ------------------------
+
+TENANTS = """
+[workload]
+kind = "training"
+objective = "throughput"
+vram_need_gib = {need}
+concurrent_jobs = {jobs}
+[requirements]
+vgpu = true
+vgpu_edition = "vcs"
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 2
+psu_headroom_w = 1600
+[budget]
+max_usd = 60000
+"""
+
+
+def test_a_whole_gpu_profile_holds_no_more_than_bare_metal(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """A whole-GPU 48 GiB profile "held" a 45 GiB compute job (47.25 GiB with its
+    headroom) that the same card on bare metal excludes (46.93 GiB usable): a profile
+    cannot give a process more than the GPU gives one."""
+    decision = advise_text(TENANTS.format(need=45, jobs=1), catalog, rules)
+    for pick in decision.picks:
+        assert pick.usable_vram_gib is not None and pick.vram_gib / pick.gpus_per_board > 48
+        assert pick.usable_vram_gib >= 47.25, pick.name
+    facts = build_facts(parse_profile(TENANTS.format(need=45, jobs=1)), catalog, None).values
+    for sku in catalog.skus:
+        ((_per_card, space, _basis, job),) = fit_rows(
+            (sku,), (usable_gib(sku, True, rules.policy),), facts, rules.policy
+        )
+        assert job is not None and job <= space, sku.id
+
+
+def test_a_compute_tenant_gets_its_profiles_share_of_usable_memory(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """Two 22.8 GiB tenants (23.94 GiB with headroom) on a 48 GB card: a 24 GiB profile
+    gives a process about 23.5 GiB there, so each needs a larger profile and the card
+    holds one of them, not two."""
+    facts = build_facts(parse_profile(TENANTS.format(need=22.8, jobs=2)), catalog, None).values
+    sku = _sku(catalog, "rtx-6000-ada")
+    space = usable_gib(sku, True, rules.policy)
+    ((per_card, _space, basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
+    assert (basis, per_card) == (48.0, 1)
+    assert job == space
+    facts = build_facts(parse_profile(TENANTS.format(need=20, jobs=2)), catalog, None).values
+    ((per_card, _space, basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
+    assert per_card == 2 and job is not None
+    assert job == round(24 * space / 48, 3) and 21.0 <= job < 24.0
+
+
+def test_a_desktop_profile_is_its_size_below_the_whole_gpu(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """Desktops are sized in profiles (an 8 GiB desktop gets an 8 GiB profile), but the
+    whole-GPU profile gives a desktop only what the GPU gives a process."""
+    for need, users in ((8, 10), (48, 1)):
+        facts = build_facts(
+            parse_profile(DESKTOPS.format(need=need, users=users)), catalog, None
+        ).values
+        sku = _sku(catalog, "rtx-6000-ada")
+        space = usable_gib(sku, False, rules.policy)
+        ((_per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
+        assert job == (8.0 if need == 8 else space) and space < 48.0
 
 
 def test_a_card_on_quote_does_not_outrank_a_priced_one_that_serves_as_many(
@@ -390,3 +466,55 @@ max_usd = 10000
     assert fits == [
         f"Fit: 1 card in the host takes 1 slot position and {fits[0].split(' and ')[1]}"
     ]
+
+
+# -- a card without Virtual PC is licensed in vWS ------------------------------------
+
+
+def test_a_desktop_on_a_card_without_vpc_is_costed_with_vws(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """Office desktops with no edition stated are assumed Virtual PC; the pick, a card
+    NVIDIA supports with vWS but not vPC, was costed at vPC's $50 a user-year."""
+    text = DESKTOPS.replace('vgpu_edition = "vws"\n', "").format(need=4, users=24)
+    decision = advise_text(text, catalog, rules)
+    years = parse_profile(text).requirements.lifecycle_years
+    editions: dict[str, str] = {}
+    for pick in decision.picks:
+        sku = _sku(catalog, pick.sku)
+        edition = "vPC" if "vpc" in sku.vgpu_editions else "vWS"
+        editions[pick.sku] = edition
+        assert pick.licence_edition == edition, pick.name
+        rate = 50.0 if edition == "vPC" else 250.0
+        assert pick.licence_cost_usd == rate * pick.jobs_served * years, pick.name
+    assert "vWS" in editions.values(), editions
+    top = decision.picks[0]
+    if top.licence_edition == "vWS":
+        assert "vWS licences (NVIDIA supports vWS, not vPC, on it)" in top.why
+
+
+def test_a_seat_given_a_server_board_is_told_its_outputs_rest_on_a_weak_source(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """A visualization seat got the RTX PRO 6000 Server Edition on the strength of its
+    display outputs, a value from a news copy (and believed disabled by default), with
+    no word to check it."""
+    text = """
+[workload]
+kind = "visualization"
+objective = "latency"
+interactive = true
+vram_need_gib = 60
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 1
+psu_headroom_w = 800
+[budget]
+max_usd = 20000
+"""
+    decision = advise_text(text, catalog, rules)
+    assert decision.picks[0].sku == "rtx-pro-6000-blackwell-server"
+    caveats = [a for a in decision.assumptions if "display_outputs = 4" in a]
+    assert caveats and "drives a monitor" in caveats[0]

@@ -127,6 +127,11 @@ class Pick(_Out):
     total_price_usd: float | None
     energy_cost_usd: float
     licence_cost_usd: float = Field(0.0, description="vGPU licences over the service life.")
+    licence_edition: str | None = Field(
+        None,
+        description="The vGPU edition licence_cost_usd prices (vPC, vWS, vCS; None: no "
+        "vGPU): vWS where Virtual PC was assumed and the card supports vWS, not vPC.",
+    )
     lifecycle_cost_usd: float | None
     price_date: str | None
     price_kind: str
@@ -174,6 +179,11 @@ class Pick(_Out):
     )
     speed_cost_pct: float | None = Field(
         None, description="Expected speed lost to that power limit, per cent."
+    )
+    vgpu_profile_gib: float | None = Field(
+        None,
+        description="The vGPU profile each job or desktop gets (memory_basis "
+        "vgpu-profile); usable_vram_gib is what a process can allocate in it.",
     )
     memory_basis: Literal["usable", "vgpu-profile"] = Field(
         "usable",

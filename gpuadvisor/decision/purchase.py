@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_fields
 from gpuadvisor.decision.model import Capacity, ExistingCards, MeasuredGpu, Pick
-from gpuadvisor.decision.words import a_or_an, frame_buffer_words
-from gpuadvisor.engine.capacity import number
+from gpuadvisor.decision.words import frame_buffer_words, profile_words
+from gpuadvisor.engine.capacity import number, profile_gib
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
 from gpuadvisor.engine.expr import Value
@@ -158,7 +158,7 @@ def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> st
     usable = option.vram_per_job_gib
     if ctx.profiles:
         parts.append(
-            f"{a_or_an(_gib(usable))} {_gib(usable)} GiB vGPU profile per {ctx.one}{ctx.per_need} "
+            f"{profile_words(profile_size(ctx, option), usable, ctx.one)}{ctx.per_need} "
             f"({frame_buffer_words(option.sku.vram_gib, option.sku.gpus_per_board)} divided "
             "into profiles)"
         )
@@ -191,13 +191,17 @@ def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> st
 
 def _cost_words(option: Option, t: RankTerms, ctx: PickContext) -> str:
     """``$X over N years with electricity and vWS licences``, or what is not priced."""
+    licences = ctx.licences
+    edition = ctx.costs.edition_of(option)
+    if edition != ctx.costs.edition:  # Virtual PC assumed, and the card has no vPC
+        licences = f" and {edition} licences (NVIDIA supports vWS, not vPC, on it)"
     if t.lifecycle_usd is None:
         running = ctx.costs.energy_usd(option) + ctx.costs.licence_usd(option)
         return (
             f"price on quote (budget not checked); ${running:,.0f} over {ctx.years} years for "
-            f"electricity{ctx.licences}"
+            f"electricity{licences}"
         )
-    return f"${t.lifecycle_usd:,.0f} over {ctx.years} years with electricity{ctx.licences}"
+    return f"${t.lifecycle_usd:,.0f} over {ctx.years} years with electricity{licences}"
 
 
 def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
@@ -228,6 +232,7 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
             "total_price_usd": total,
             "energy_cost_usd": round(energy, 2),
             "licence_cost_usd": round(licence, 2),
+            "licence_edition": ctx.costs.edition_of(option),
             "lifecycle_cost_usd": None if total is None else round(total + energy + licence, 2),
             "price_kind": sku.price_kind,
             **market_fields(sku, ctx.as_of),
@@ -254,10 +259,18 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
             "board_power_w": option.total_power_w,
             "power_limit_w": float(limit) if limit is not None else None,
             "speed_cost_pct": round(loss, 1) if limit is not None else None,
+            "vgpu_profile_gib": profile_size(ctx, option) if ctx.profiles else None,
             "memory_basis": "vgpu-profile" if ctx.profiles else "usable",
             "speed": speed,
         },
     )
+
+
+def profile_size(ctx: PickContext, option: Option) -> float:
+    """The vGPU profile each job or desktop of ``option`` gets: the smallest of the
+    policy's sizes that holds what a process in it can allocate."""
+    sizes = ctx.policy.headroom.profiles.sizes_gib
+    return profile_gib(sizes, option.vram_per_job_gib, option.sku.gpu_vram_gib)
 
 
 def shape_phrase(option: Option, facts: Mapping[str, Value]) -> str:

@@ -33,6 +33,26 @@ def memory_words(vram_gib: float, gpus: int) -> str:
     return f"{gpus} GPUs × {format_value(vram_gib / gpus)} GiB"
 
 
+def profile_words(profile_gib: float, usable_gib: float, one: str) -> str:
+    """A vGPU profile per desktop or job: "an 8 GiB vGPU profile per user", and what of
+    it a process can allocate when that is less ("a 24 GiB vGPU profile per job, 23.47
+    GiB of it usable")."""
+    size = format_value(round(profile_gib, 2))
+    text = f"{a_or_an(size)} {size} GiB vGPU profile per {one}"
+    if usable_gib < profile_gib - 0.005:
+        text += f", {format_value(round(usable_gib, 2))} GiB of it usable"
+    return text
+
+
+def bandwidth_words(pick: Pick) -> str:
+    """A card's memory bandwidth as a job sees it: "1,792 GB/s", or "4 GPUs × 200 GB/s"
+    for a board of several GPUs (each GPU has its own memory)."""
+    gpus = pick.gpus_per_board
+    if gpus <= 1:
+        return f"{format_value(pick.memory_bandwidth_gbs)} GB/s"
+    return f"{gpus} GPUs × {format_value(round(pick.memory_bandwidth_gbs / gpus, 1))} GB/s"
+
+
 def frame_buffer_words(vram_gib: float, gpus: int) -> str:
     """What vGPU profiles divide: the board's frame buffer, or each GPU's on a board of
     several (a profile never spans two GPUs)."""

@@ -132,6 +132,14 @@ def profile_within_gib(
     return found
 
 
+def profile_usable_gib(profile: float, usable_gib: float, scale: float) -> float:
+    """What a process in a vGPU profile of ``profile`` GiB can allocate: never more than
+    the GPU gives a process (``usable_gib``: a whole-GPU profile keeps the driver's
+    reserve and ECC's share), and for work not sized in profiles (``scale`` below 1: the
+    GPU's usable share of its frame buffer) that share of the profile."""
+    return min(usable_gib, round(profile * scale, 3))
+
+
 def fit_rows(
     skus: tuple[Sku, ...], usable: tuple[float, ...], facts: Mapping[str, Value], policy: Policy
 ) -> tuple[FitRow, ...]:
@@ -141,14 +149,19 @@ def fit_rows(
     GPUs the jobs are counted on each GPU and the board holds that many times more.
     Work counted against the label (vGPU desktops) gets whole profiles: each desktop the
     smallest profile that holds it, and when fewer desktops are wanted than the board
-    holds, the largest profile that gives each of them one (:class:`Policy`)."""
+    holds, the largest profile that gives each of them one (:class:`Policy`). A job in a
+    profile can allocate at most what the GPU gives a process (:func:`profile_usable_gib`);
+    a desktop's need is a profile's size, other work's need a share of usable memory."""
     kind = str(facts["workload.kind"])
     vgpu = facts.get("requirements.vgpu") is True
     label = policy.counts_label(kind, vgpu)
+    #: Desktops (VDI) are sized in profiles: a need is a profile's size. Other work in a
+    #: vGPU profile can allocate the profile's share of what the GPU gives a process.
+    sized_in_profiles = policy.counts_label(kind)
     if not policy.shares_cards(kind, vgpu):
         if label:
             return tuple(
-                (1, space, sku.gpu_vram_gib, sku.gpu_vram_gib)
+                (1, space, sku.gpu_vram_gib, min(space, sku.gpu_vram_gib))
                 for sku, space in zip(skus, usable, strict=True)
             )
         return tuple((1, space, space, None) for space in usable)
@@ -161,10 +174,12 @@ def fit_rows(
         gpus = sku.gpus_per_board
         if label:
             basis = sku.vram_gib / gpus
-            held = _jobs_in(basis, profile_gib(sizes, footprint, basis)) * gpus
+            scale = 1.0 if sized_in_profiles else space / basis
+            held = _jobs_in(basis, profile_gib(sizes, footprint / scale, basis)) * gpus
             per_card = max(1, min(held, jobs))
             share = _share(basis, per_card, gpus)
-            rows.append((per_card, space, basis, profile_within_gib(sizes, share, basis)))
+            job = profile_usable_gib(profile_within_gib(sizes, share, basis), space, scale)
+            rows.append((per_card, space, basis, job))
         else:
             per_card = max(1, min(_jobs_in(space, footprint) * gpus, jobs))
             rows.append((per_card, space, space, None))

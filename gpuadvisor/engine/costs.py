@@ -34,7 +34,8 @@ ASSUMPTIONS: tuple[str, ...] = (
     "vGPU licences (only when vGPU is required): one concurrent-user subscription per "
     "user served for every year of service, at NVIDIA's published annual prices "
     "(Virtual PC $50, RTX Virtual Workstation $250 per user-year; "
-    f"{VGPU_LICENCE_SOURCE}).",
+    f"{VGPU_LICENCE_SOURCE}); where the profile names no edition, office desktops are "
+    "costed in Virtual PC, except on a card NVIDIA supports with vWS and not vPC.",
     "Lifecycle cost = cards' price + electricity for the planned service life; average "
     "draw = board power × duty cycle (throughput 70%, latency 40%, otherwise 50%); "
     "cards already in the host cost only their electricity.",
@@ -62,22 +63,50 @@ def _number(facts: Mapping[str, Value], name: str) -> float:
 class CostTerms:
     """What lifecycle costs read from the facts, read once for many options."""
 
-    __slots__ = ("duty", "electricity_usd_per_kwh", "licence_rate_usd", "years")
+    __slots__ = (
+        "duty",
+        "edition",
+        "electricity_usd_per_kwh",
+        "licence_rate_usd",
+        "upgrade_rate_usd",
+        "years",
+    )
 
     def __init__(self, facts: Mapping[str, Value]) -> None:
         licence = vgpu_licence(facts)
         self.years = _number(facts, "requirements.lifecycle_years")
         self.electricity_usd_per_kwh = _number(facts, "budget.electricity_usd_per_kwh")
         self.duty = DUTY_CYCLE.get(str(facts["workload.objective"]), 0.5)
+        #: The edition licensed (None: no vGPU).
+        self.edition: str | None = licence[0] if licence else None
         self.licence_rate_usd = (
             VGPU_LICENCE_USD_PER_CCU_YEAR.get(licence[0], 0.0) * self.years if licence else 0.0
         )
+        #: When the profile names no edition and Virtual PC is assumed: the vWS rate, for
+        #: the options whose cards NVIDIA supports with vWS but not vPC (None otherwise).
+        self.upgrade_rate_usd: float | None = (
+            VGPU_LICENCE_USD_PER_CCU_YEAR["vWS"] * self.years
+            if self.edition == "vPC" and facts.get("requirements.vgpu_edition", "none") == "none"
+            else None
+        )
+
+    def edition_of(self, option: Option) -> str | None:
+        """The edition ``option``'s users are licensed in: the decision's, or vWS where
+        Virtual PC was only assumed and a card of the option supports vWS, not vPC (the
+        edition a desktop on it can be licensed in)."""
+        if self.upgrade_rate_usd is not None and any(
+            _vws_not_vpc(sku.vgpu_editions) for sku in option.skus
+        ):
+            return "vWS"
+        return self.edition
 
     def energy_usd(self, option: Option) -> float:
         kwh = option.total_power_w * self.duty * HOURS_PER_YEAR * self.years / 1000.0
         return kwh * self.electricity_usd_per_kwh
 
     def licence_usd(self, option: Option) -> float:
+        if self.upgrade_rate_usd is not None and self.edition_of(option) == "vWS":
+            return self.upgrade_rate_usd * option.jobs_served
         return self.licence_rate_usd * option.jobs_served
 
     def lifecycle_usd(self, option: Option) -> float | None:
@@ -86,6 +115,10 @@ class CostTerms:
         if total is None:  # on quote: stays unknown through the sum, never a zero
             return None
         return total + (self.energy_usd(option) + self.licence_usd(option))
+
+
+def _vws_not_vpc(editions: tuple[str, ...] | None) -> bool:
+    return editions is not None and "vpc" not in editions and "vws" in editions
 
 
 def energy_cost_usd(option: Option, facts: Mapping[str, Value]) -> float:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from gpuadvisor.decision.model import Decision, Pick
-from gpuadvisor.decision.words import a_or_an, frame_buffer_words
+from gpuadvisor.decision.words import frame_buffer_words, profile_words
 from gpuadvisor.vocabulary import format_value
 
 
@@ -92,11 +92,11 @@ def purchase_lines(decision: Decision) -> tuple[str, ...]:
     if r.capacity is not None:
         lines.append(f"Capacity: {r.capacity.summary}")
     if top is not None and top.usable_vram_gib is not None and top.memory_basis != "usable":
-        profile = format_value(round(top.usable_vram_gib, 2))
+        size = top.vgpu_profile_gib or top.usable_vram_gib
         one = "job" if r.capacity is not None and r.capacity.unit == "jobs" else "user"
         lines.append(
-            f"Memory: {a_or_an(profile)} {profile} GiB vGPU profile per "
-            f"{one} for a need of {format_value(decision.vram_need_gib)} GiB (vGPU profiles "
+            f"Memory: {profile_words(size, top.usable_vram_gib, one)} for a need of "
+            f"{format_value(decision.vram_need_gib)} GiB (vGPU profiles "
             f"divide {frame_buffer_words(top.vram_gib, top.gpus_per_board)})."
         )
     elif top is not None and top.usable_vram_gib is not None and top.headroom_gib is not None:

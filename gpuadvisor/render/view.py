@@ -16,6 +16,7 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gpuadvisor.decision.model import Alternative, Decision, Finding, MeasuredGpu, Pick, Sample
+from gpuadvisor.decision.words import bandwidth_words, memory_words
 from gpuadvisor.errors import InputError
 from gpuadvisor.render.provenance import (
     EvidenceFile,
@@ -180,8 +181,8 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
     picks = [c.pick for c in columns]
     return (
         row("Kind", (c.option for c in columns)),
-        row("Memory per card", (f"{format_value(p.vram_gib)} GiB" for p in picks)),
-        row("Bandwidth per card", (f"{format_value(p.memory_bandwidth_gbs)} GB/s" for p in picks)),
+        row("Memory per card", (memory_words(p.vram_gib, p.gpus_per_board) for p in picks)),
+        row("Bandwidth per card", (bandwidth_words(p) for p in picks)),
         *speed_rows(picks),
         row("ECC", (_yes(p.ecc) for p in picks)),
         row("Frame lock", (_yes(p.frame_lock) for p in picks)),
