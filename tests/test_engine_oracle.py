@@ -48,7 +48,8 @@ def oracle(
 ) -> tuple[str, str, str | None, int, int]:
     """(shape, class, first pick's SKU, cards bought, cards kept), from first principles:
     the policy's derived facts worked out afresh, every option judged on every card it
-    runs on, pairs ordered by jobs served, then buying nothing, then score."""
+    runs on, pairs ordered by jobs served, then buying nothing, then a priced pick, then
+    a data-parallel job given its cards, then score."""
     policy = rules.policy
     facts = {**facts, **derive_facts(facts, policy, catalog)}
     shape_score = dict.fromkeys(OPTION_SHAPES, 0)
@@ -78,12 +79,20 @@ def oracle(
             cost = lifecycle_cost_usd(top, facts) if top is not None else None
             # A pick on quote (no price) loses the cost tie, as no pick does.
             cost = float("inf") if cost is None else cost
+            # A data-parallel job on fewer cards than it is built for (kept ones
+            # included) is not "buying nothing", and ranks after one given its cards.
+            short = (
+                top is not None
+                and facts["workload.parallelism"] == "data-parallel"
+                and top.cards_per_job < facts["workload.gpus_per_job"]
+            )
             order = (
                 top is None,
                 -(top.jobs_served if top else 0),
-                0 if top is not None and top.count == 0 else 1,
+                0 if top is not None and top.count == 0 and not short else 1,
                 # A pick on quote ranks after a priced one that serves as many.
                 1 if top is None or top.total_price_usd is None else 0,
+                1 if top is None or short else 0,
                 -(shape_score[shape] + class_score[gpu_class]),
                 OPTION_SHAPES.index(shape),
                 cost,

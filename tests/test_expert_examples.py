@@ -159,6 +159,16 @@ def test_a_data_parallel_job_gets_its_own_shape() -> None:
     assert "JOBS-005" in {f.rule for f in d.findings}
 
 
+def test_a_sync_heavy_job_built_for_eight_cards_gets_eight_not_one() -> None:
+    """The sync rules argue against a second card; a job built for eight keeps about
+    6.4 times one card's speed on them even over PCIe, so it gets its eight."""
+    d = decision_of("sync-heavy-ddp-eight-cards")
+    assert d.recommendation.shape == "multi-gpu-data-parallel"
+    assert d.picks[0].cards_total == 8
+    assert "80% of ideal scaling" in d.picks[0].why
+    assert not {"SYNC-001", "SYNC-002", "ENGINE-CAPACITY-002"} & {f.rule for f in d.findings}
+
+
 def test_demand_beyond_one_host_is_a_shortfall_with_a_host_count() -> None:
     d = decision_of("demand-beyond-one-host")
     capacity = d.recommendation.capacity

@@ -49,6 +49,7 @@ from gpuadvisor.engine.costs import ASSUMPTIONS
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.ranking import cards_wanted
 from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import format_value
@@ -101,6 +102,14 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
             f"{counted(int(wanted), facts)} with {headroom} GiB of memory headroom per job "
             f"and {'meets' if top.kept == 1 else 'meet'} every requirement."
         )
+        built_for = cards_wanted(facts)
+        if top.cards_per_job < built_for:  # kept, but fewer cards than the job wants
+            text = (
+                f"Buy nothing yet: the {top.kept} × {top.sku.name} already in the host run "
+                f"the job on {top.cards_per_job} of the {built_for} cards it is built for, "
+                f"with {headroom} GiB of memory headroom per job; the purchases that give it "
+                "more cards were excluded or ranked below keeping them."
+            )
     else:
         each = " each" if top.count > 1 else ""
         verb = "Add" if top.action == "add" else "Buy"
@@ -243,7 +252,7 @@ def decide(
     book = advisor.book
     fixes, findings = findings_of(core, facts, book)
     first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
-    more = engine_findings(core, facts, book, capacity)
+    more = engine_findings(core, facts, book, capacity, engine.rules.policy)
     eliminated = Eliminations()
     rejected = tuple(rejections(core, eliminated))
     findings = not_followed([*findings[:first], *more, *findings[first:]], core, rejected)

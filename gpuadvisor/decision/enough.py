@@ -14,13 +14,14 @@ from gpuadvisor.engine.costs import CostTerms
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.optionset import bit_indices
-from gpuadvisor.engine.ranking import performance
+from gpuadvisor.engine.ranking import cards_wanted, performance
 from gpuadvisor.vocabulary import format_value
 
 
 def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard | None:
-    """The cheapest option that meets every requirement and serves as many jobs as the
-    recommendation, and what the recommendation buys over it."""
+    """The cheapest option that meets every requirement, serves as many jobs as the
+    recommendation and gives a data-parallel job as many of the cards it is built for,
+    and what the recommendation buys over it."""
     top = core.top
     if top is None or top_pick is None:
         return None
@@ -30,7 +31,10 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
     options = core.options.options
     served = top.jobs_served
     alive = map(options.__getitem__, bit_indices(core.options.full & ~eliminated))
-    candidates = [o for o in alive if o.jobs_served >= served]
+    # A data-parallel job keeps the cards the recommendation gives it, up to the cards
+    # it is built for: running it on fewer is slower, not enough.
+    cards = min(top.cards_per_job, cards_wanted(ctx.facts))
+    candidates = [o for o in alive if o.jobs_served >= served and o.cards_per_job >= cards]
     cheapest = _cheapest(candidates, ctx.costs)
     pick = make_pick(cheapest, None, ctx.regroup([cheapest]))
     facts = ctx.facts

@@ -11,6 +11,9 @@ from gpuadvisor.engine.capacity import number
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.factspec import FACTS_BY_NAME
+from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.policy import Policy
+from gpuadvisor.engine.ranking import cards_wanted, dp_link
 from gpuadvisor.vocabulary import format_value
 
 
@@ -59,32 +62,126 @@ def _shortfall(
     )
 
 
+def _fewer_cards(
+    core: Core, facts: FactSet, book: Phrasebook, policy: Policy | None
+) -> Finding | None:
+    """A data-parallel job built for more cards than the purchase gives it: the speed it
+    gives up, from the policy's share of ideal scaling over the link those cards had."""
+    top = core.top
+    values = core.facts
+    built_for = values.get("workload.gpus_per_job")
+    if (
+        top is None
+        or policy is None
+        or values.get("workload.parallelism") != "data-parallel"
+        or not isinstance(built_for, int)
+        or top.cards_per_job >= built_for
+    ):
+        return None
+    sync_heavy = values.get("workload.sync_heavy") is True
+    full = Option(
+        "multi-gpu-data-parallel",
+        top.sku,
+        built_for,
+        top.vram_per_job_gib,
+        1,
+        cards_per_job=built_for,
+    )
+    link = dp_link(full, values, policy)
+    kept_full = policy.scaling_kept(link, sync_heavy)
+    speed_full = built_for * kept_full
+    cards = top.cards_per_job
+    speed = 1.0
+    if cards >= 2:
+        speed = cards * policy.scaling_kept(dp_link(top, values, policy), sync_heavy)
+    ratio = speed_full / speed
+    on = "1 card" if cards == 1 else f"{cards} cards"
+    heavy = "a sync-heavy job" if sync_heavy else "a job"
+    return Finding(
+        rule="ENGINE-CAPACITY-002",
+        category="sync",
+        severity="warning",
+        title="The job runs on fewer cards than it is built for",
+        evidence=(
+            f"workload.gpus_per_job = {built_for}; the purchase runs the job on "
+            f"{cards} × {top.sku.name}"
+        ),
+        rationale=(
+            f"The job splits each batch over {built_for} cards. {built_for} cards of this "
+            f"model would run it at about {format_value(round(speed_full, 1))} times one "
+            f"card's speed ({heavy} over {LINK_WORDS[link]} keeps about "
+            f"{kept_full:.0%} of ideal scaling, rules/_policy.toml [data_parallel]); on "
+            f"{on} it runs at about 1/{format_value(round(ratio, 1))} of that, and keeps its "
+            "batch size only by accumulating gradients over "
+            f"{format_value(round(built_for / cards, 1))} times as many steps. The options "
+            f"that give it {built_for} cards were excluded or ranked below this one (see "
+            "the options rejected)."
+        ),
+        action=(
+            f"Plan for each epoch to take about {format_value(round(ratio, 1))} times as "
+            f"long as on {built_for} cards, or raise what limits the purchase (see what "
+            "would change the recommendation)."
+        ),
+        effect="stated beside the recommendation",
+        kind="engine",
+        facts=_facts(
+            facts, book, "workload.gpus_per_job", "workload.sync_heavy", "platform.gpu_count_max"
+        ),
+    )
+
+
+#: The link a data-parallel job's all-reduce crosses, in words.
+LINK_WORDS: dict[str, str] = {
+    "nvlink": "NVLink",
+    "pcie-p2p": "PCIe peer-to-peer",
+    "pcie-host": "PCIe through host memory",
+    "cross-socket": "a link across CPU sockets",
+}
+
+
 def _keep(core: Core, facts: FactSet, book: Phrasebook) -> Finding | None:
     top = core.top
     if top is None or top.count != 0:
         return None
     need = number(core.facts, "workload.vram_need_gib")
+    built_for = cards_wanted(core.facts)
+    if top.cards_per_job < built_for:
+        title = "The cards already in the host are kept, on fewer than the job is built for"
+        rationale = (
+            f"They run the job on {top.cards_per_job} of the {built_for} cards it is built "
+            "for (the finding above says what that costs) and pass every requirement the "
+            "options were held to; every option that gives it more cards was excluded or "
+            "ranked below keeping them (see the options rejected and what would change)."
+        )
+        action = (
+            "Keep the cards for now; raise what stops the purchase of the cards the job "
+            "is built for, and advise again."
+        )
+    else:
+        title = "The cards already in the host meet the need: buy nothing"
+        rationale = (
+            "They serve every wanted job with its memory headroom and pass every "
+            "requirement the options were held to, so any card bought would add capacity "
+            "the profile does not ask for. Preferences for another kind of card do not "
+            "outweigh a purchase that is not needed."
+        )
+        action = (
+            "Keep the cards; fix what the evidence flags first, and advise again when the "
+            "demand grows."
+        )
     return Finding(
         rule="ENGINE-KEEP-001",
         category="config",
         severity="info",
-        title="The cards already in the host meet the need: buy nothing",
+        title=title,
         evidence=(
             f"{top.kept} × {top.sku.name}: {format_value(round(top.vram_per_job_gib, 2))} GiB "
             f"usable per job for a need of {format_value(need)} GiB, serving "
             f"{top.jobs_served} of "
             f"{counted(int(number(core.facts, 'workload.concurrent_jobs')), core.facts)}"
         ),
-        rationale=(
-            "They serve every wanted job with its memory headroom and pass every requirement "
-            "the options were held to, so any card bought would add capacity the profile "
-            "does not ask for. Preferences for another kind of card do not outweigh a "
-            "purchase that is not needed."
-        ),
-        action=(
-            "Keep the cards; fix what the evidence flags first, and advise again when the "
-            "demand grows."
-        ),
+        rationale=rationale,
+        action=action,
         effect="the recommendation buys nothing",
         kind="engine",
         facts=_facts(facts, book, "host.gpu_count", "host.gpu_model", "host.gpu_usable_gib"),
@@ -131,14 +228,17 @@ def engine_findings(
     facts: FactSet,
     book: Phrasebook | None = None,
     capacity: Capacity | None = None,
+    policy: Policy | None = None,
 ) -> list[Finding]:
     """The engine's own findings; ``capacity`` is the top pick's
-    (:func:`~gpuadvisor.decision.purchase.capacity_of`), worked out when not given."""
+    (:func:`~gpuadvisor.decision.purchase.capacity_of`), worked out when not given;
+    without ``policy`` a job given fewer cards than it is built for is not stated."""
     book = Phrasebook() if book is None else book
     if capacity is None:
         capacity = capacity_of(core.top, core.facts)
     found = [
         _shortfall(core, facts, book, capacity),
+        _fewer_cards(core, facts, book, policy),
         _keep(core, facts, book),
         _not_weighed(core, facts, book),
     ]

@@ -38,7 +38,7 @@ from gpuadvisor.engine.facts import DERIVED_READS, derive_facts
 from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
-from gpuadvisor.engine.ranking import rank_inputs
+from gpuadvisor.engine.ranking import cards_wanted, rank_inputs
 from gpuadvisor.engine.rules import Rule, RuleBase
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
@@ -136,15 +136,27 @@ def pair_order(
     score: int, shape: Shape, gpu_class: GpuClass, top: Option | None, facts: Mapping[str, Value]
 ) -> tuple[float, ...]:
     """Best pair first: the jobs its first option serves, then buying nothing, then a
-    priced pick before one on quote, the score, the simpler shape, the cheaper pick, the
-    class."""
+    priced pick before one on quote, then one that gives a data-parallel job the cards
+    it is built for, the score, the simpler shape, the cheaper pick, the class. Keeping
+    cards that give such a job fewer cards than it is built for is not buying nothing."""
     if top is None:
-        return (0.0, 1.0, 1.0, -score, SHAPES.index(shape), float("inf"), CLASSES.index(gpu_class))
+        return (
+            0.0,
+            1.0,
+            1.0,
+            1.0,
+            -score,
+            SHAPES.index(shape),
+            float("inf"),
+            CLASSES.index(gpu_class),
+        )
     cost = lifecycle_cost_usd(top, facts)
+    short = top.cards_per_job < cards_wanted(facts)
     return (
         -top.jobs_served,
-        0.0 if top.count == 0 else 1.0,
+        0.0 if top.count == 0 and not short else 1.0,
         1.0 if top.total_price_usd is None else 0.0,
+        1.0 if short else 0.0,
         -score,
         SHAPES.index(shape),
         float("inf") if cost is None else cost,

@@ -38,6 +38,8 @@ RANK_READS = (
     "platform.cpu_sockets",
     "host.gpu_pair_worst_link",
     "host.p2p_ok",
+    "workload.parallelism",
+    "workload.gpus_per_job",
 )
 
 #: Facts a rank key reads only in one case: the power budgets when cards may be power
@@ -57,6 +59,15 @@ def rank_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
     if vgpu_required(facts):
         values += ("licence", *map(facts.get, _LICENCE_READS))
     return values
+
+
+def cards_wanted(facts: Mapping[str, Value]) -> int:
+    """The cards one data-parallel job is built for (``workload.gpus_per_job``); 0 for
+    other work, which no option gives too few cards."""
+    if facts.get("workload.parallelism") != "data-parallel":
+        return 0
+    wanted = facts.get("workload.gpus_per_job")
+    return wanted if isinstance(wanted, int) else 0
 
 
 def may_power_limit(facts: Mapping[str, Value]) -> bool:
@@ -241,37 +252,45 @@ def rank_key(
     the option, the facts of :data:`RANK_READS` and the group's fastest card alone."""
     objective = facts["workload.objective"]
     terms_of = rank_terms(options, facts, policy, fastest=fastest)
+    wanted_cards = cards_wanted(facts)
 
     def key(option: Option) -> tuple[tuple[float, ...], str]:
         t = terms_of(option)
+        # A data-parallel job on fewer cards than it is built for runs slower: that is
+        # not buying nothing, and it ranks after the options that give it its cards.
+        short = 1.0 if option.cards_per_job < wanted_cards else 0.0
         # A split model on the fewest cards that hold it: fewer exchanges per step.
         split = float(option.cards) if option.shape == "multi-gpu-model-parallel" else 0.0
-        first = (-t.jobs_served, 0.0 if t.buys_nothing else 1.0, split)
+        nothing = t.buys_nothing and not short
+        first = (-t.jobs_served, 0.0 if nothing else 1.0, split)
         tail = f"{option.sku.id}:{option.count}:{option.kept}"
         cost = t.lifecycle_usd
         if cost is None:
-            return (*first, *unpriced_key(t, objective, option)), tail
+            return (*first, *unpriced_key(t, objective, option, short)), tail
         if objective == "throughput":
             value = t.throughput / cost if cost > 0 else float("inf")
-            return (*first, 0.0, -value, cost), tail
+            return (*first, 0.0, short, -value, cost), tail
         if objective == "latency":
             slow = 0.0 if t.in_band else 1.0
-            return (*first, slow, 0.0, cost, -t.bandwidth_gbs), tail
-        return (*first, 0.0, cost, -option.sku.vram_gib), tail
+            return (*first, slow, 0.0, short, cost, -t.bandwidth_gbs), tail
+        return (*first, 0.0, short, cost, -option.sku.vram_gib), tail
 
     return key
 
 
-def unpriced_key(t: RankTerms, objective: Value, option: Option) -> tuple[float, ...]:
+def unpriced_key(
+    t: RankTerms, objective: Value, option: Option, short: float = 0.0
+) -> tuple[float, ...]:
     """Where an option on quote ranks: in the same tier as priced ones (jobs served, and
     for latency the speed band), after the priced options of that tier (a price in hand
-    beats an unknown one), and among other unpriced ones by the spec the objective
-    values (throughput: compute; latency: memory bandwidth; else memory)."""
+    beats an unknown one), then as the priced ones (a data-parallel job given its cards
+    first: ``short`` 1.0 when it is not), and among other unpriced ones by the spec the
+    objective values (throughput: compute; latency: memory bandwidth; else memory)."""
     if objective == "throughput":
-        return (1.0, -t.throughput, 0.0)
+        return (1.0, short, -t.throughput, 0.0)
     if objective == "latency":
-        return (0.0 if t.in_band else 1.0, 1.0, -t.bandwidth_gbs, 0.0)
-    return (1.0, -option.sku.vram_gib, 0.0)
+        return (0.0 if t.in_band else 1.0, 1.0, short, -t.bandwidth_gbs, 0.0)
+    return (1.0, short, -option.sku.vram_gib, 0.0)
 
 
 def rank_options(options: list[Option], facts: Mapping[str, Value], policy: Policy) -> list[Option]:
