@@ -518,3 +518,23 @@ max_usd = 20000
     assert decision.picks[0].sku == "rtx-pro-6000-blackwell-server"
     caveats = [a for a in decision.assumptions if "display_outputs = 4" in a]
     assert caveats and "drives a monitor" in caveats[0]
+
+
+def test_every_gpu_offers_its_whole_frame_buffer_as_a_profile(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """The policy's size list has no 80, 94 or 141 GB profile, so under vGPU an A100 80GB,
+    an H100 or an H200 NVL gave a 60 GiB compute tenant 16 GiB at most and FIT-001
+    excluded the cards vCS is made for. A whole-GPU profile always exists, and half."""
+    facts = build_facts(parse_profile(TENANTS.format(need=60, jobs=2)), catalog, None).values
+    for sku_id in ("a100-80gb-pcie", "h100-pcie", "h100-nvl", "h200-nvl"):
+        sku = _sku(catalog, sku_id)
+        space = usable_gib(sku, True, rules.policy)
+        ((per_card, _space, basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
+        assert per_card == 1 and job is not None, sku_id
+        assert job >= 63.0, (sku_id, job)  # 60 GiB and its headroom
+    facts = build_facts(parse_profile(TENANTS.format(need=30, jobs=2)), catalog, None).values
+    sku = _sku(catalog, "h100-pcie")
+    space = usable_gib(sku, True, rules.policy)
+    ((per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
+    assert per_card == 2 and job is not None and 31.5 <= job < 40.0  # in 40 GiB profiles

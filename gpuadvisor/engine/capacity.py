@@ -98,12 +98,21 @@ _CUTTING: dict[tuple[tuple[float, ...], float], tuple[float, ...]] = {}
 
 
 def _cutting(sizes: tuple[float, ...], frame_buffer_gib: float) -> tuple[float, ...]:
+    """The profile sizes of one GPU, ascending: the policy's sizes that cut its frame
+    buffer whole, its whole frame buffer (every GPU offers a whole-GPU profile, whatever
+    its size: an H100 NVL's 94 GB, an H200 NVL's 141 GB) and half of it when that is a
+    whole number of GiB (47 GB on an H100 NVL)."""
     key = (sizes, frame_buffer_gib)
     found = _CUTTING.get(key)
     if found is None:
         if len(_CUTTING) > 1024:
             _CUTTING.clear()
-        found = _CUTTING[key] = tuple(s for s in sizes if _divides(s, frame_buffer_gib))
+        cut = {s for s in sizes if _divides(s, frame_buffer_gib)}
+        cut.add(frame_buffer_gib)
+        half = frame_buffer_gib / 2
+        if half >= 1 and abs(half - round(half)) < 1e-9:
+            cut.add(half)
+        found = _CUTTING[key] = tuple(sorted(cut))
     return found
 
 
