@@ -83,6 +83,18 @@ def test_capacity_is_stated_and_agrees_with_itself(name: str) -> None:
         finding = next(f for f in decision.findings if f.rule == "ENGINE-CAPACITY-001")
         assert f"{capacity.jobs_served} of {capacity.jobs_wanted:,}" in finding.evidence
         assert f"{capacity.hosts_needed} hosts" in decision.recommendation.headline
+        # What serving every job costs in cards, beside the budget of one purchase.
+        if top.price_usd is None or top.total_price_usd is None:
+            assert capacity.hosts_cards_usd is None
+            assert "priced on quote" in capacity.summary
+        else:
+            others = (capacity.hosts_needed - 1) * top.cards_total * top.price_usd
+            assert capacity.hosts_cards_usd == pytest.approx(top.total_price_usd + others)
+            assert f"${capacity.hosts_cards_usd:,.0f} in cards" in capacity.summary
+    else:
+        assert capacity.hosts_cards_usd is None
+    if top.total_price_usd is None:  # the budget was not checked: never "high"
+        assert decision.recommendation.confidence != "high"
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

@@ -84,6 +84,7 @@ def test_formats_agree_on_capacity_fit_and_the_cheapest_option(
         "cards": r.capacity.cards,
         "hosts_needed": r.capacity.hosts_needed,
         "shortfall": r.capacity.shortfall,
+        "hosts_cards_usd": r.capacity.hosts_cards_usd,
         "unit": r.capacity.unit,
         "summary": r.capacity.summary,
     }

@@ -530,7 +530,7 @@ def test_every_gpu_offers_its_whole_frame_buffer_as_a_profile(
     for sku_id in ("a100-80gb-pcie", "h100-pcie", "h100-nvl", "h200-nvl"):
         sku = _sku(catalog, sku_id)
         space = usable_gib(sku, True, rules.policy)
-        ((per_card, _space, basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
+        ((per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
         assert per_card == 1 and job is not None, sku_id
         assert job >= 63.0, (sku_id, job)  # 60 GiB and its headroom
     facts = build_facts(parse_profile(TENANTS.format(need=30, jobs=2)), catalog, None).values

@@ -135,6 +135,14 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
 
 
 def _confidence(core: Core) -> tuple[str, str | None]:
+    level, near_tie = _margin_confidence(core)
+    top = core.top
+    if level == "high" and top is not None and top.total_price_usd is None:
+        return "medium", near_tie  # priced on quote: the budget was not checked
+    return level, near_tie
+
+
+def _margin_confidence(core: Core) -> tuple[str, str | None]:
     if not core.feasible:
         return "low", None
     if core.runner_up is None:

@@ -37,6 +37,12 @@ class Capacity(_Out):
         "with this pick (1 when this one does)."
     )
     shortfall: bool = Field(description="The purchase serves fewer jobs than wanted.")
+    hosts_cards_usd: float | None = Field(
+        None,
+        description="On a shortfall: the cards of hosts_needed hosts like this one, this "
+        "purchase included (None: no shortfall, or priced on quote); compare with "
+        "budget.max_usd, which is for one purchase.",
+    )
     unit: str = Field("jobs", description="What is counted: jobs, or users for VDI.")
     summary: str = Field("", description="The capacity in one sentence.")
 

@@ -303,6 +303,17 @@ def shape_phrase(option: Option, facts: Mapping[str, Value]) -> str:
     return text
 
 
+def hosts_cards_usd(top: Option, hosts: int) -> float | None:
+    """The cards of ``hosts`` hosts like this one: this purchase, and every card of the
+    option bought new for each other host (the cards kept here are only here); None
+    when the card is priced on quote."""
+    price = top.sku.price_usd
+    here = top.total_price_usd
+    if price is None or here is None:
+        return None
+    return round(here + (hosts - 1) * top.cards * price, 2)
+
+
 def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | None:
     if top is None:
         return None
@@ -312,8 +323,18 @@ def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | No
     cards = top.cards
     verb = "serves" if cards == 1 else "serve"
     summary = f"{cards} card{'s' if cards != 1 else ''} {verb} {served} of {counted(wanted, facts)}"
+    all_hosts: float | None = None
     if served < wanted:
         summary += f"; {hosts} hosts like this serve all {wanted:,}"
+        all_hosts = hosts_cards_usd(top, hosts)
+        budget = number(facts, "budget.max_usd")
+        if all_hosts is None:
+            summary += " (their cards priced on quote)"
+        else:
+            summary += (
+                f" (about ${all_hosts:,.0f} in cards for the {hosts} hosts; the budget is "
+                f"${budget:,.0f})"
+            )
     _, many = units(facts)
     return made(
         Capacity,
@@ -323,6 +344,7 @@ def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | No
             "cards": cards,
             "hosts_needed": hosts,
             "shortfall": served < wanted,
+            "hosts_cards_usd": all_hosts,
             "unit": many,
             "summary": summary + ".",
         },
