@@ -297,10 +297,11 @@ OPTIONAL_KEYS = frozenset(
         "weak_sources",
         "usable_vram_mib",
         "gpus_per_board",
+        "vgpu_profiles_gib",
     }
 )
 #: Optional values that, where present, cite their source like the decision fields.
-OPTIONAL_CITED = frozenset({"usable_vram_mib", "gpus_per_board"})
+OPTIONAL_CITED = frozenset({"usable_vram_mib", "gpus_per_board", "vgpu_profiles_gib"})
 CITE_KEYS = frozenset(
     {
         "vram_gib",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.engine.capacity import profile_gib, profile_within_gib
+from gpuadvisor.engine.capacity import cutting, profile_gib, profile_within_gib
 from gpuadvisor.engine.policy import POLICY_FILE, bundled_policy
 from gpuadvisor.engine.rules import load_rules
 from gpuadvisor.errors import InputError
@@ -63,19 +63,21 @@ def test_vgpu_profile_examples(example: object) -> None:
     assert isinstance(example, ProfileExample)
     fb = example.frame_buffer_gib
     sizes = POLICY.headroom.profiles.sizes_gib
-    held = POLICY.jobs_in(fb, profile_gib(sizes, example.need_gib, fb))
+    profiles = cutting(sizes, fb)
+    held = POLICY.jobs_in(fb, profile_gib(profiles, example.need_gib, fb))
     desktops = min(held, example.desktops_wanted)
     assert desktops == example.desktops
-    given = profile_within_gib(sizes, fb / max(desktops, 1), fb)
+    given = profile_within_gib(profiles, fb / max(desktops, 1))
     assert given == example.profile_gib
     assert given >= example.need_gib and fb / given == round(fb / given)
 
 
 def test_a_need_above_every_profile_gets_the_whole_frame_buffer() -> None:
     sizes = POLICY.headroom.profiles.sizes_gib
-    assert profile_gib(sizes, 20.0, 16.0) == 20.0  # does not fit: counted as one, too small
-    assert profile_gib(sizes, 16.0, 16.0) == 16.0
-    assert profile_within_gib(sizes, 0.5, 16.0) == 0.5  # below the smallest profile: as is
+    profiles = cutting(sizes, 16.0)
+    assert profile_gib(profiles, 20.0, 16.0) == 20.0  # does not fit: counted as one, too small
+    assert profile_gib(profiles, 16.0, 16.0) == 16.0
+    assert profile_within_gib(profiles, 0.5) == 0.5  # below the smallest profile: as is
 
 
 @pytest.mark.parametrize("basis", [8.0, 21.95, 23.45, 48.0, 94.9])

@@ -476,7 +476,7 @@ def test_a_desktop_on_a_card_without_vpc_is_costed_with_vws(
 ) -> None:
     """Office desktops with no edition stated are assumed Virtual PC; the pick, a card
     NVIDIA supports with vWS but not vPC, was costed at vPC's $50 a user-year."""
-    text = DESKTOPS.replace('vgpu_edition = "vws"\n', "").format(need=4, users=24)
+    text = DESKTOPS.replace('vgpu_edition = "vws"\n', "").format(need=2, users=48)
     decision = advise_text(text, catalog, rules)
     years = parse_profile(text).requirements.lifecycle_years
     editions: dict[str, str] = {}
@@ -531,10 +531,50 @@ def test_every_gpu_offers_its_whole_frame_buffer_as_a_profile(
         sku = _sku(catalog, sku_id)
         space = usable_gib(sku, True, rules.policy)
         ((per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
-        assert per_card == 1 and job is not None, sku_id
-        assert job >= 63.0, (sku_id, job)  # 60 GiB and its headroom
+        assert per_card == (2 if sku_id == "h200-nvl" else 1) and job is not None, sku_id
+        assert job >= 63.0, (sku_id, job)  # 60 GiB and its headroom (H200 NVL: 70C)
     facts = build_facts(parse_profile(TENANTS.format(need=30, jobs=2)), catalog, None).values
     sku = _sku(catalog, "h100-pcie")
     space = usable_gib(sku, True, rules.policy)
     ((per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
     assert per_card == 2 and job is not None and 31.5 <= job < 40.0  # in 40 GiB profiles
+
+
+def test_listed_vgpu_types_are_the_profiles_of_their_card(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """An H100 NVL's vGPU types are 4, 6, 11, 15, 23, 47 and 94 GB (NVIDIA's types
+    reference); the policy's sizes that cut 94 GB whole are only 1, 2 and 47, so eight
+    20 GiB tenants got 47 GiB profiles, two to a card, instead of 23 GiB ones, four."""
+    facts = build_facts(parse_profile(TENANTS.format(need=20, jobs=8)), catalog, None).values
+    sku = _sku(catalog, "h100-nvl")
+    assert sku.vgpu_profiles_gib == (4.0, 6.0, 11.0, 15.0, 23.0, 47.0, 94.0)
+    space = usable_gib(sku, True, rules.policy)
+    ((per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
+    assert per_card == 4 and job is not None and 21.0 <= job < 23.0
+    h200 = _sku(catalog, "h200-nvl")
+    facts = build_facts(parse_profile(TENANTS.format(need=30, jobs=12)), catalog, None).values
+    space = usable_gib(h200, True, rules.policy)
+    ((per_card, _space, _basis, job),) = fit_rows((h200,), (space,), facts, rules.policy)
+    assert per_card == 4 and job is not None and 31.5 <= job < 35.0  # 35C, four per GPU
+
+
+def test_a_desktop_above_2_gb_is_licensed_in_vws(catalog: Catalog, rules: RuleBase) -> None:
+    """Virtual PC licenses B-series profiles (up to 2 GB); 6 GiB desktops with no edition
+    stated were costed at vPC's $50 a user-year, and a stated vpc edition was taken as
+    is."""
+    text = DESKTOPS.replace('vgpu_edition = "vws"\n', "").format(need=6, users=16)
+    decision = advise_text(text, catalog, rules)
+    years = parse_profile(text).requirements.lifecycle_years
+    for pick in decision.picks:
+        assert pick.licence_edition == "vWS", pick.name
+        assert pick.licence_cost_usd == 250.0 * pick.jobs_served * years
+    stated = DESKTOPS.replace('vgpu_edition = "vws"', 'vgpu_edition = "vpc"').format(
+        need=6, users=16
+    )
+    decision = advise_text(stated, catalog, rules)
+    assert "VGPU-006" in {f.rule for f in decision.findings}
+    small = DESKTOPS.replace('vgpu_edition = "vws"', 'vgpu_edition = "vpc"').format(
+        need=2, users=16
+    )
+    assert "VGPU-006" not in {f.rule for f in advise_text(small, catalog, rules).findings}

@@ -137,8 +137,11 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
 def _confidence(core: Core) -> tuple[str, str | None]:
     level, near_tie = _margin_confidence(core)
     top = core.top
-    if level == "high" and top is not None and top.total_price_usd is None:
-        return "medium", near_tie  # priced on quote: the budget was not checked
+    if level == "high" and top is not None and top.count > 0:
+        if top.total_price_usd is None:
+            return "medium", near_tie  # priced on quote: the budget was not checked
+        if top.sku.status in ("discontinued", "eol"):
+            return "medium", near_tie  # sold from remaining stock, at a price not known today
     return level, near_tie
 
 

@@ -18,7 +18,7 @@ from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_fields
 from gpuadvisor.decision.model import Capacity, ExistingCards, MeasuredGpu, Pick
 from gpuadvisor.decision.words import frame_buffer_words, profile_words
-from gpuadvisor.engine.capacity import number, profile_gib
+from gpuadvisor.engine.capacity import gpu_profiles, number, profile_gib
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
 from gpuadvisor.engine.expr import Value
@@ -269,8 +269,8 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
 def profile_size(ctx: PickContext, option: Option) -> float:
     """The vGPU profile each job or desktop of ``option`` gets: the smallest of the
     policy's sizes that holds what a process in it can allocate."""
-    sizes = ctx.policy.headroom.profiles.sizes_gib
-    return profile_gib(sizes, option.vram_per_job_gib, option.sku.gpu_vram_gib)
+    profiles = gpu_profiles(option.sku, ctx.policy.headroom.profiles.sizes_gib)
+    return profile_gib(profiles, option.vram_per_job_gib, option.sku.gpu_vram_gib)
 
 
 def shape_phrase(option: Option, facts: Mapping[str, Value]) -> str:

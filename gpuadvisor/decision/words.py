@@ -97,11 +97,13 @@ def pick_flags(pick: Pick) -> tuple[str, ...]:
         flags.append("Budget not checked: price on quote. Ask for a quote before ordering.")
     else:
         days = pick.price_age_days
-        if pick.price_kind == "launch-msrp" and pick.status != "current":
+        if pick.price_kind == "launch-msrp" and pick.status in ("discontinued", "eol"):
             flags.append(
                 f"The price is the launch MSRP of {pick.price_date}; it says nothing about "
                 "today's price for a card no longer made."
             )
+        elif pick.price_kind == "launch-msrp" and pick.status == "unknown":
+            flags.append(f"The price is the launch MSRP of {pick.price_date}: get a current quote.")
         elif days is not None and days > OLD_PRICE_DAYS:
             flags.append(
                 f"The {pick.price_kind} price is {format_value(days)} days old "

@@ -97,11 +97,10 @@ def _divides(size_gib: float, frame_buffer_gib: float) -> bool:
 _CUTTING: dict[tuple[tuple[float, ...], float], tuple[float, ...]] = {}
 
 
-def _cutting(sizes: tuple[float, ...], frame_buffer_gib: float) -> tuple[float, ...]:
-    """The profile sizes of one GPU, ascending: the policy's sizes that cut its frame
-    buffer whole, its whole frame buffer (every GPU offers a whole-GPU profile, whatever
-    its size: an H100 NVL's 94 GB, an H200 NVL's 141 GB) and half of it when that is a
-    whole number of GiB (47 GB on an H100 NVL)."""
+def cutting(sizes: tuple[float, ...], frame_buffer_gib: float) -> tuple[float, ...]:
+    """The profile sizes of one GPU by the policy, ascending: the policy's sizes that
+    cut its frame buffer whole, its whole frame buffer (every GPU offers a whole-GPU
+    profile) and half of it when that is a whole number of GiB."""
     key = (sizes, frame_buffer_gib)
     found = _CUTTING.get(key)
     if found is None:
@@ -116,25 +115,28 @@ def _cutting(sizes: tuple[float, ...], frame_buffer_gib: float) -> tuple[float, 
     return found
 
 
-def profile_gib(sizes: tuple[float, ...], need_gib: float, frame_buffer_gib: float) -> float:
-    """The vGPU profile a desktop of ``need_gib`` gets on a GPU of ``frame_buffer_gib``,
-    of the policy's ascending ``sizes``: the smallest that holds it and divides the frame
-    buffer (one GPU's profiles are alike and cut it whole); the need itself when none
-    does (then it does not fit, and FIT-001 says so)."""
-    for size in _cutting(sizes, frame_buffer_gib):
+def gpu_profiles(sku: Sku, sizes: tuple[float, ...]) -> tuple[float, ...]:
+    """The vGPU profile sizes of one GPU of ``sku``, ascending: the catalog's list from
+    NVIDIA's vGPU types reference where it has one (an H100 NVL's 23 and 47 GB profiles
+    do not cut 94 GB whole), else the policy's (:func:`cutting`)."""
+    return sku.vgpu_profiles_gib or cutting(sizes, sku.gpu_vram_gib)
+
+
+def profile_gib(profiles: tuple[float, ...], need_gib: float, frame_buffer_gib: float) -> float:
+    """The vGPU profile a desktop of ``need_gib`` gets on a GPU of ``frame_buffer_gib``
+    with these ascending ``profiles`` (:func:`gpu_profiles`): the smallest that holds
+    it; the need itself when none does (then it does not fit, and FIT-001 says so)."""
+    for size in profiles:
         if size >= need_gib - 1e-9:
             return size
     return max(need_gib, frame_buffer_gib)
 
 
-def profile_within_gib(
-    sizes: tuple[float, ...], share_gib: float, frame_buffer_gib: float
-) -> float:
-    """The largest of ``sizes`` that divides ``frame_buffer_gib`` and is at most
-    ``share_gib`` (what each of fewer desktops than a GPU holds can be given); the share
-    itself when no size is that small."""
+def profile_within_gib(profiles: tuple[float, ...], share_gib: float) -> float:
+    """The largest of ``profiles`` (ascending) at most ``share_gib`` (what each of fewer
+    desktops than a GPU holds can be given); the share itself when none is that small."""
     found = share_gib
-    for size in _cutting(sizes, frame_buffer_gib):
+    for size in profiles:
         if size > share_gib + 1e-9:
             break
         found = size
@@ -184,10 +186,12 @@ def fit_rows(
         if label:
             basis = sku.vram_gib / gpus
             scale = 1.0 if sized_in_profiles else space / basis
-            held = _jobs_in(basis, profile_gib(sizes, footprint / scale, basis)) * gpus
+            profiles = gpu_profiles(sku, sizes)
+            profile = profile_gib(profiles, footprint / scale, basis)
+            held = _jobs_in(basis, profile) * gpus
             per_card = max(1, min(held, jobs))
             share = _share(basis, per_card, gpus)
-            job = profile_usable_gib(profile_within_gib(sizes, share, basis), space, scale)
+            job = profile_usable_gib(profile_within_gib(profiles, share), space, scale)
             rows.append((per_card, space, basis, job))
         else:
             per_card = max(1, min(_jobs_in(space, footprint) * gpus, jobs))

@@ -34,8 +34,9 @@ ASSUMPTIONS: tuple[str, ...] = (
     "vGPU licences (only when vGPU is required): one concurrent-user subscription per "
     "user served for every year of service, at NVIDIA's published annual prices "
     "(Virtual PC $50, RTX Virtual Workstation $250 per user-year; "
-    f"{VGPU_LICENCE_SOURCE}); where the profile names no edition, office desktops are "
-    "costed in Virtual PC, except on a card NVIDIA supports with vWS and not vPC.",
+    f"{VGPU_LICENCE_SOURCE}); where the profile names no edition, office desktops of up "
+    "to 2 GB (Virtual PC's B-series profiles) are costed in Virtual PC, except on a card "
+    "NVIDIA supports with vWS and not vPC, and larger desktops in vWS.",
     "Lifecycle cost = cards' price + electricity for the planned service life; average "
     "draw = board power × duty cycle (throughput 70%, latency 40%, otherwise 50%); "
     "cards already in the host cost only their electricity.",
@@ -155,15 +156,27 @@ def vgpu_licence(facts: Mapping[str, Value]) -> tuple[str, float] | None:
 VGPU_LICENCE_NAMES: dict[str, str] = {"vpc": "vPC", "vws": "vWS", "vcs": "vCS"}
 
 
+#: Virtual PC licenses B-series vGPU types only, whose frame buffers go up to 2 GB; a
+#: larger desktop runs a Q-series type, which needs RTX Virtual Workstation (NVIDIA vGPU
+#: user guide, "Virtual GPU Types").
+VPC_MAX_PROFILE_GIB = 2.0
+VPC_PROFILE_SOURCE = (
+    "https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html#virtual-gpu-types-grid"
+)
+
+
 def vgpu_licence_edition(facts: Mapping[str, Value]) -> str:
     """The edition licensed: the profile's ``requirements.vgpu_edition``, or when it says
-    ``none``, vWS for workstation work or certified ISV drivers and vPC otherwise."""
+    ``none``, vWS for workstation work, certified ISV drivers or desktops larger than a
+    Virtual PC profile, and vPC otherwise."""
     stated = facts.get("requirements.vgpu_edition", "none")
     if isinstance(stated, str) and stated in VGPU_LICENCE_NAMES:
         return VGPU_LICENCE_NAMES[stated]
+    need = facts.get("workload.vram_need_gib")
     workstation = (
         facts["requirements.certified_drivers"] is True
         or facts["workload.kind"] in _WORKSTATION_KINDS
+        or (isinstance(need, (int, float)) and need > VPC_MAX_PROFILE_GIB)
     )
     return "vWS" if workstation else "vPC"
 

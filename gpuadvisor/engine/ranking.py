@@ -46,7 +46,11 @@ RANK_READS = (
 #: limited (``platform.power_limit_ok``), the facts that choose the vGPU licence when vGPU
 #: is required.
 _POWER_READS = ("platform.gpu_power_budget_w", "platform.circuit_gpu_budget_w")
-_LICENCE_READS = ("requirements.certified_drivers", "requirements.vgpu_edition")
+_LICENCE_READS = (
+    "requirements.certified_drivers",
+    "requirements.vgpu_edition",
+    "workload.vram_need_gib",
+)
 
 
 def rank_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:

@@ -161,6 +161,9 @@ class Sku(BaseModel):
         "ECC state; cite the capture.",
     )
 
+    #: vGPU type sizes of one GPU, GB, from NVIDIA's types reference (empty: the policy's).
+    vgpu_profiles_gib: tuple[float, ...] = Field((), strict=False)
+
     @field_validator("id")
     @classmethod
     def _check_id(cls, value: str) -> str:

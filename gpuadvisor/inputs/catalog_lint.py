@@ -119,6 +119,15 @@ def lint_catalog(catalog: Catalog, *, today: dt.date | None = None) -> list[str]
                     f"{sku.id}: usable_vram_mib = {sku.usable_vram_mib:g} is not within 85-100% "
                     f"of the {label_mib:g} MiB on the card: check units"
                 )
+        if sku.vgpu_profiles_gib:
+            if "vgpu_profiles_gib" not in sku.cite:
+                problems.append(f"{sku.id}: vgpu_profiles_gib cites no vGPU types reference")
+            sizes = sku.vgpu_profiles_gib
+            if list(sizes) != sorted(set(sizes)) or sizes[-1] > sku.gpu_vram_gib + 1e-9:
+                problems.append(
+                    f"{sku.id}: vgpu_profiles_gib must rise, without repeats, to at most one "
+                    f"GPU's {sku.gpu_vram_gib:g} GB"
+                )
         if sku.fp16_tensor_tflops < sku.fp32_tflops * 0.5:
             problems.append(f"{sku.id}: fp16 tensor TFLOPS below half of FP32: check units")
         if sku.segment == "datacenter" and sku.cooling != "passive" and sku.display_outputs:
