@@ -49,7 +49,7 @@ def oracle(
     """(shape, class, first pick's SKU, cards bought, cards kept), from first principles:
     the policy's derived facts worked out afresh, every option judged on every card it
     runs on, pairs ordered by jobs served, then buying nothing, then a priced pick, then
-    a data-parallel job given its cards, then score."""
+    a data-parallel job given its cards, then keeping the host's cards, then score."""
     policy = rules.policy
     facts = {**facts, **derive_facts(facts, policy, catalog)}
     shape_score = dict.fromkeys(OPTION_SHAPES, 0)
@@ -93,6 +93,8 @@ def oracle(
                 # A pick on quote ranks after a priced one that serves as many.
                 1 if top is None or top.total_price_usd is None else 0,
                 1 if top is None or short else 0,
+                # Keeping the host's cards before throwing them away for as many jobs.
+                1 if top is None or top.action == "replace" else 0,
                 -(shape_score[shape] + class_score[gpu_class]),
                 OPTION_SHAPES.index(shape),
                 cost,

@@ -373,7 +373,9 @@ max_usd = 3000
     assert top.total_price_usd is not None and top.total_price_usd <= 3000
     assert top.jobs_served == 3
     reasons = {r.option: r.reason for r in decision.rejected}
-    assert "priced on quote" in reasons["single-larger-gpu"]
+    # The 72 GB card is on quote, and it outclasses a $4,500 card: over the budget too.
+    reason = reasons["single-larger-gpu"]
+    assert "priced on quote" in reason or "serves 2 of 3 jobs" in reason, reason
 
 
 def test_the_enough_card_says_what_it_leaves_of_a_latency_target(
@@ -578,3 +580,39 @@ def test_a_desktop_above_2_gb_is_licensed_in_vws(catalog: Catalog, rules: RuleBa
         need=2, users=16
     )
     assert "VGPU-006" not in {f.rule for f in advise_text(small, catalog, rules).findings}
+
+
+# -- a card on quote costs at least the card it outclasses ----------------------------
+
+QUOTED = """
+[workload]
+kind = "inference"
+objective = "throughput"
+vram_need_gib = 50
+[platform]
+chassis = "workstation"
+airflow = "open"
+max_gpu_slot_width = 2
+gpu_count_max = 1
+psu_headroom_w = 800
+[budget]
+max_usd = {budget}
+"""
+
+
+def test_a_quoted_card_is_held_to_the_budget_by_the_card_it_outclasses(
+    catalog: Catalog, rules: RuleBase
+) -> None:
+    """The 72 GB RTX PRO 5000 Blackwell (price on quote) was recommended on budgets of
+    $428 to $1,498, below the $4,500 of the 48 GB card it outclasses."""
+    sku = _sku(catalog, "rtx-pro-5000-blackwell-72gb")
+    assert sku.price_usd is None
+    assert (sku.price_floor_usd, sku.price_floor_name) == (4500.0, "NVIDIA RTX PRO 5000 Blackwell")
+    assert _sku(catalog, "rtx-pro-5000-blackwell").price_floor_usd is None  # priced
+    assert _sku(catalog, "a16").price_floor_usd is None  # outclasses no priced card
+    under = advise_text(QUOTED.format(budget=4000), catalog, rules)
+    assert all(p.sku != sku.id for p in under.picks)
+    over = advise_text(QUOTED.format(budget=5000), catalog, rules)
+    top = over.picks[0]
+    assert top.sku == sku.id and top.price_floor_usd == 4500.0
+    assert "at least $4,500, held to the budget" in top.why

@@ -157,6 +157,11 @@ def _margin_confidence(core: Core) -> tuple[str, str | None]:
         return "high", None  # capacity decided it, not the score
     if top is not None and runner_top.total_price_usd is None is not top.total_price_usd:
         return "medium", None  # the runner-up's price is not known: it may be the better buy
+    if top is not None and runner_top.action == "replace" != top.action:
+        return "medium", None  # keeping the host's cards decided it, not the score
+    wanted = cards_wanted(core.facts)
+    if top is not None and runner_top.cards_per_job < wanted <= top.cards_per_job:
+        return "medium", None  # giving the job its cards decided it, not the score
     margin = core.chosen.score - core.runner_up.score
     runner = f"{core.runner_up.shape} / {core.runner_up.class_}"
     if margin >= 4:

@@ -38,6 +38,8 @@ def market_fields(sku: Sku, as_of: dt.date | None) -> dict[str, Any]:
         "price_age_days": age,
         "vgpu_editions": tuple(sku.vgpu_editions or ()),
         "fp64_tflops": sku.fp64_tflops,
+        "price_floor_usd": sku.price_floor_usd,
+        "price_floor_name": sku.price_floor_name,
         "price_date": sku.price_date.isoformat() if sku.price_date else None,
     }
 

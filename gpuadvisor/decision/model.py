@@ -208,6 +208,12 @@ class Pick(_Out):
         None, description="Days from the price's date to the decision's date."
     )
     vgpu_editions: tuple[str, ...] = Field((), description="vGPU editions: vpc, vws, vcs.")
+    price_floor_usd: float | None = Field(
+        None,
+        description="Priced on quote, but it outclasses a priced card of its segment: the "
+        "least it costs, per card (held to the budget).",
+    )
+    price_floor_name: str = Field("", description="The card price_floor_usd is the price of.")
     fp64_tflops: float | None = None
 
 

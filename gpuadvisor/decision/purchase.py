@@ -189,6 +189,13 @@ def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> st
     return "; ".join(parts) + "."
 
 
+def _floor_words(option: Option) -> str:
+    floor = option.sku.price_floor_usd
+    if floor is None:
+        return "budget not checked"
+    return f"at least ${floor * option.count:,.0f}, held to the budget"
+
+
 def _cost_words(option: Option, t: RankTerms, ctx: PickContext) -> str:
     """``$X over N years with electricity and vWS licences``, or what is not priced."""
     licences = ctx.licences
@@ -198,7 +205,7 @@ def _cost_words(option: Option, t: RankTerms, ctx: PickContext) -> str:
     if t.lifecycle_usd is None:
         running = ctx.costs.energy_usd(option) + ctx.costs.licence_usd(option)
         return (
-            f"price on quote (budget not checked); ${running:,.0f} over {ctx.years} years for "
+            f"price on quote ({_floor_words(option)}); ${running:,.0f} over {ctx.years} years for "
             f"electricity{licences}"
         )
     return f"${t.lifecycle_usd:,.0f} over {ctx.years} years with electricity{licences}"

@@ -94,7 +94,14 @@ def pick_flags(pick: Pick) -> tuple[str, ...]:
     elif pick.status == "unknown":
         flags.append("Availability unknown: ask the supplier for new stock and spares.")
     if pick.price_usd is None:
-        flags.append("Budget not checked: price on quote. Ask for a quote before ordering.")
+        if pick.price_floor_usd is not None:
+            flags.append(
+                f"Price on quote: it costs at least the ${pick.price_floor_usd:,.0f} of the "
+                f"{pick.price_floor_name}, which it outclasses, and only that floor was held "
+                "to the budget. Ask for a quote before ordering."
+            )
+        else:
+            flags.append("Budget not checked: price on quote. Ask for a quote before ordering.")
     else:
         days = pick.price_age_days
         if pick.price_kind == "launch-msrp" and pick.status in ("discontinued", "eol"):
@@ -112,13 +119,20 @@ def pick_flags(pick: Pick) -> tuple[str, ...]:
     return tuple(flags)
 
 
+def _quote_words(pick: Pick) -> str:
+    if pick.price_floor_usd is None:
+        return "quote-needed: ranked on its specs, budget not checked"
+    least = pick.price_floor_usd * pick.count
+    return f"quote-needed: ranked on its specs, at least ${least:,.0f} held to the budget"
+
+
 def pick_cost_sentence(pick: Pick) -> str:
     """The summary's sentence on what the first pick costs."""
     head = f"The pick is {pick.count} × {pick.name}"
     if pick.price_usd is None or pick.total_price_usd is None:
         running = pick.energy_cost_usd + pick.licence_cost_usd
         return (
-            f"{head}, price on quote (quote-needed: ranked on its specs, budget not checked); "
+            f"{head}, price on quote ({_quote_words(pick)}); "
             f"electricity and licences over its life come to ${running:,.0f}."
         )
     life = "" if pick.lifecycle_cost_usd is None else f" and ${pick.lifecycle_cost_usd:,.0f}"

@@ -137,11 +137,13 @@ def pair_order(
 ) -> tuple[float, ...]:
     """Best pair first: the jobs its first option serves, then buying nothing, then a
     priced pick before one on quote, then one that gives a data-parallel job the cards
-    it is built for, the score, the simpler shape, the cheaper pick, the class. Keeping
+    it is built for, then one that keeps the cards already in the host before one that
+    replaces them, the score, the simpler shape, the cheaper pick, the class. Keeping
     cards that give such a job fewer cards than it is built for is not buying nothing."""
     if top is None:
         return (
             0.0,
+            1.0,
             1.0,
             1.0,
             1.0,
@@ -157,6 +159,7 @@ def pair_order(
         0.0 if top.count == 0 and not short else 1.0,
         1.0 if top.total_price_usd is None else 0.0,
         1.0 if short else 0.0,
+        1.0 if top.action == "replace" else 0.0,
         -score,
         SHAPES.index(shape),
         float("inf") if cost is None else cost,

@@ -16,7 +16,8 @@ from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import HOST_FACTS, sku_fact_specs
 from gpuadvisor.engine.namelist import name_list
 from gpuadvisor.engine.policy import Policy, bundled_policy
-from gpuadvisor.inputs.catalog import Catalog, Sku, app_key
+from gpuadvisor.inputs.catalog import Catalog, Sku
+from gpuadvisor.inputs.certification import app_key
 from gpuadvisor.inputs.profile import SECTIONS, Profile
 
 if TYPE_CHECKING:  # the estimator is imported only by profiles that describe a model

@@ -479,7 +479,13 @@ SKU_DERIVED_FACTS: tuple[tuple[FactSpec, str], ...] = (
 )
 
 #: Not facts: text, sources and dates only reports show.
-_SKU_NOT_FACTS = ("sku.price_source", "sku.lifecycle_note", "sku.status_source", "sku.status_date")
+_SKU_NOT_FACTS = (
+    "sku.price_source",
+    "sku.lifecycle_note",
+    "sku.status_source",
+    "sku.status_date",
+    "sku.price_floor_name",
+)
 
 
 def sku_fact_specs() -> list[FactSpec]:

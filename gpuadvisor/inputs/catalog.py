@@ -9,7 +9,6 @@ fields it names (a negotiated price, ``approved = true``) of an existing SKU.
 
 import datetime as dt
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.inputs.cache import Document, bundled_documents
+from gpuadvisor.inputs.certification import Certification, app_key
+from gpuadvisor.inputs.price_floor import price_floors
 from gpuadvisor.inputs.textio import load_document, locate_field
 from gpuadvisor.inputs.validation import input_error
 from gpuadvisor.resources import data_dir
@@ -43,32 +44,6 @@ CITED_FIELDS = (
 )
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
-
-
-class Certification(BaseModel):
-    """One ISV application whose published hardware list names the card."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-    app: str = Field(min_length=2, max_length=120, description="As the vendor names it.")
-    release: str = Field("", max_length=40, description="Release of the list read.")
-    source: str = Field(min_length=8, description="The vendor's list (https).")
-    note: str = Field("", max_length=400)
-
-    @field_validator("source")
-    @classmethod
-    def _https(cls, value: str) -> str:
-        if not value.startswith("https://"):
-            raise ValueError("must be an https:// URL")
-        return value
-
-
-def app_key(name: str) -> str:
-    """How an application name is matched: case, accents, spacing and punctuation aside
-    ("Schrodinger glide" names "Schrödinger Glide")."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(re.sub(r"[^\w]+", " ", plain.casefold()).split())
 
 
 class Sku(BaseModel):
@@ -163,6 +138,12 @@ class Sku(BaseModel):
 
     #: vGPU type sizes of one GPU, GB, from NVIDIA's types reference (empty: the policy's).
     vgpu_profiles_gib: tuple[float, ...] = Field((), strict=False)
+    price_floor_usd: float | None = Field(
+        None,
+        description="Set on load for a card on quote: the dearest priced card of its segment "
+        "and architecture that it outclasses (memory, bandwidth, FP32), which it costs at least.",
+    )
+    price_floor_name: str = Field("", description="The card that floor is the price of.")
 
     @field_validator("id")
     @classmethod
@@ -251,6 +232,9 @@ class Catalog:
     approved_list_active: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        floors = price_floors(self.skus)
+        skus = tuple(_with_floor(sku, floors.get(sku.id, (None, ""))) for sku in self.skus)
+        object.__setattr__(self, "skus", skus)
         keys = frozenset(app_key(c.app) for sku in self.skus for c in sku.certified_for)
         object.__setattr__(self, "certified_app_keys", keys)
         largest: dict[str, float] = {}
@@ -268,6 +252,12 @@ class Catalog:
             f"no SKU with id {sku_id!r} in the catalog",
             hint=did_you_mean(sku_id, [s.id for s in self.skus]),
         )
+
+
+def _with_floor(sku: Sku, floor: tuple[float | None, str]) -> Sku:
+    if (sku.price_floor_usd, sku.price_floor_name) == floor:
+        return sku
+    return sku.model_copy(update={"price_floor_usd": floor[0], "price_floor_name": floor[1]})
 
 
 def _validate(data: dict[str, Any], path: Path, text: str, *, patch: bool = False) -> Sku:
