@@ -616,3 +616,29 @@ def test_a_quoted_card_is_held_to_the_budget_by_the_card_it_outclasses(
     top = over.picks[0]
     assert top.sku == sku.id and top.price_floor_usd == 4500.0
     assert "at least $4,500, held to the budget" in top.why
+
+
+def test_what_would_change_tries_dropping_the_fp64_need(catalog: Catalog, rules: RuleBase) -> None:
+    """An FP64 solver in a tower was told only "if the airflow were front-to-back"; with
+    needs_fp64 = false a $4,500 card in the same tower does, which the scan never tried."""
+    text = """
+[workload]
+kind = "simulation"
+objective = "correctness"
+vram_need_gib = 35.0
+needs_fp64 = true
+[requirements]
+ecc = "required"
+lifecycle_years = 5
+[platform]
+chassis = "tower"
+airflow = "open"
+max_gpu_slot_width = 2
+gpu_count_max = 2
+psu_headroom_w = 900
+circuit_w = 1800
+[budget]
+max_usd = 35000.0
+"""
+    decision = advise_text(text, catalog, rules)
+    assert "workload.needs_fp64" in {s.input for s in decision.sensitivity}

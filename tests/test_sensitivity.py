@@ -88,3 +88,14 @@ def test_a_budget_threshold_is_the_nearest_not_a_grid_point() -> None:
     top = core.top
     assert top is not None
     assert budget.flips_at == top.total_price_usd - 1
+
+
+def test_every_scanned_input_is_a_fact() -> None:
+    """A misspelt name would be skipped silently (requirements.needs_fp64 for
+    workload.needs_fp64 was): every scanned input is a fact of the profile."""
+    from gpuadvisor.engine.factspec import FACTS_BY_NAME
+    from gpuadvisor.engine.sensitivity import CHOICE_INPUTS, NUMERIC_INPUTS
+
+    for name in (*NUMERIC_INPUTS, *CHOICE_INPUTS):
+        assert name in FACTS_BY_NAME, name
+    assert {"workload.needs_fp64", "platform.nvlink_possible"} <= set(CHOICE_INPUTS)

@@ -159,6 +159,23 @@ def test_prefill_is_two_flops_per_parameter_per_token_plus_attention() -> None:
     assert bound.prefill_s == pytest.approx(flops / 100e12)
 
 
+def test_an_fp8_model_prefills_at_the_fp8_rate_where_the_card_has_fp8_tensor_cores() -> None:
+    """The prefill bound of an FP8 model on an H100 NVL used the FP16 rate: a bound "at
+    least 1.44 s" where FP8 tensor cores make it 0.72 s. Ampere has no FP8 tensor cores;
+    int4 weights are computed in 16 bits."""
+    fp8 = estimate_memory(Model(name="llama-3.1-8b", precision="fp8", context_tokens=2048))
+    fp16 = speed_on(fp8, bandwidth_gbs=1000.0, fp16_tflops=100.0)
+    hopper = speed_on(fp8, bandwidth_gbs=1000.0, fp16_tflops=100.0, architecture="Hopper")
+    ampere = speed_on(fp8, bandwidth_gbs=1000.0, fp16_tflops=100.0, architecture="Ampere")
+    assert fp16 is not None and hopper is not None and ampere is not None
+    assert hopper.prefill_s == pytest.approx(fp16.prefill_s / 2)
+    assert ampere.prefill_s == pytest.approx(fp16.prefill_s)
+    int4 = estimate_memory(Model(name="llama-3.1-8b", precision="int4", context_tokens=2048))
+    a = speed_on(int4, bandwidth_gbs=1000.0, fp16_tflops=100.0)
+    b = speed_on(int4, bandwidth_gbs=1000.0, fp16_tflops=100.0, architecture="Hopper")
+    assert a is not None and b is not None and a.prefill_s == pytest.approx(b.prefill_s)
+
+
 def test_a_model_split_over_cards_counts_their_summed_bandwidth() -> None:
     e = estimate_memory(Model(name="llama-3.1-70b"))
     one = speed_on(e, bandwidth_gbs=2000.0, fp16_tflops=700.0)

@@ -221,8 +221,11 @@ def _speeds(
     found = []
     for card in cards:
         sku = loaded.get(card)
-        bound = speed_on(
-            estimate, bandwidth_gbs=sku.memory_bandwidth_gbs, fp16_tflops=sku.fp16_tensor_tflops
+        bound = speed_on(  # one model instance runs on one GPU of a board of several
+            estimate,
+            bandwidth_gbs=sku.gpu_bandwidth_gbs,
+            fp16_tflops=sku.fp16_tensor_tflops / sku.gpus_per_board,
+            architecture=sku.architecture,
         )
         if bound is None:
             raise InputError(

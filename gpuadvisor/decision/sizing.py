@@ -237,7 +237,8 @@ def speed_assumption(estimate: MemoryEstimate) -> str | None:
         f"bytes one step reads ({_gib(step / GIB)} GiB: the active weights and every "
         "sequence's KV cache at full context) over the card's memory bandwidth; prefill at "
         f"least {format_value(speed.flops_per_param_per_token)} FLOPs per active parameter "
-        f"per token plus attention ({speed.source}) over its dense FP16 tensor rate. A model "
+        f"per token plus attention ({speed.source}) over its dense FP16 tensor rate (twice "
+        "that for an FP8 model on cards with FP8 tensor cores). A model "
         "split over cards is counted at their summed bandwidth and compute, communication "
         "left out; real servers reach a part of these bounds."
     )
@@ -317,6 +318,7 @@ def option_speed(
         fp16_tflops=option.sku.fp16_tensor_tflops / option.sku.gpus_per_board,
         cards=option.count if option.shape == "multi-gpu-model-parallel" else 1,
         latency_slo_ms=float(slo) if isinstance(slo, (int, float)) else None,
+        architecture=option.sku.architecture,
     )
     if bound is None:
         return None

@@ -44,6 +44,8 @@ CHOICE_INPUTS = (
     "requirements.certified_drivers",
     "requirements.display_sync",
     "requirements.vgpu",
+    "requirements.vgpu_edition",
+    "workload.needs_fp64",
     "requirements.fleet_homogeneity",
     "workload.model_parallel_ready",
     "workload.sync_heavy",
@@ -51,6 +53,7 @@ CHOICE_INPUTS = (
     "workload.frame_pacing_critical",
     "platform.airflow",
     "platform.power_limit_ok",
+    "platform.nvlink_possible",
     "workload.sharded_data_parallel",
 )
 

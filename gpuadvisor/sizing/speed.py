@@ -73,11 +73,14 @@ def speed_on(
     fp16_tflops: float,
     cards: int = 1,
     latency_slo_ms: float | None = None,
+    architecture: str = "",
 ) -> SpeedBound | None:
     """Decode and prefill bounds of one instance on ``cards`` cards of this kind.
 
     A model split over several cards is counted at their summed bandwidth and compute,
     with the communication between them left out: an upper bound on what splitting buys.
+    An FP8 model on a card of ``architecture`` with FP8 tensor cores computes at the FP8
+    rate (``fp8_speedup`` times the FP16 one, sizing constants).
     """
     step = bytes_per_step(estimate)
     arch = estimate.facts.arch
@@ -89,7 +92,11 @@ def speed_on(
     per_token = constants().speed.flops_per_param_per_token * estimate.facts.active_params
     # Attention over a causal prompt: each token attends to half the prompt on average.
     per_token += 2.0 * arch.layers * (prompt / 2) * arch.q_dim
-    prefill = per_token * prompt / (fp16_tflops * 1e12 * cards)
+    speed = constants().speed
+    tflops = fp16_tflops
+    if model.precision == "fp8" and architecture in speed.fp8_architectures:
+        tflops *= speed.fp8_speedup  # FP8 tensor cores
+    prefill = per_token * prompt / (tflops * 1e12 * cards)
     within = None
     if latency_slo_ms is not None:
         within = max(0, int((latency_slo_ms / 1000 - prefill) / seconds))

@@ -87,6 +87,9 @@ class Speed(_Data):
     flops_per_param_per_token: float = Field(gt=0, le=100)
     source: str = Field(pattern=r"^https://")
     decode_source: str = Field(pattern=r"^https://")
+    fp8_speedup: float = Field(1.0, ge=1, le=8)
+    fp8_architectures: tuple[str, ...] = Field((), strict=False)
+    fp8_source: str = Field("", pattern=r"^(https://.*)?$")
 
 
 class Constants(_Data):
