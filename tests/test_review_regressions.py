@@ -242,15 +242,14 @@ max_usd = 100000
     assert "memory does not add up" not in decision.recommendation.headline.lower()
 
 
-def test_vgpu_compute_tenants_share_cards(catalog: Catalog, rules: RuleBase) -> None:
-    """Sixteen vCS notebook tenants were given a card each ("8 hosts like this") because
-    their kind of work is training; under vGPU each tenant gets a profile of a card."""
-    text = """
+def tenants(need: float, jobs: int, *, psu_w: int = 1600, budget_usd: int = 60000) -> str:
+    """vCS compute tenants of ``need`` GiB each in a 2U server."""
+    return f"""
 [workload]
 kind = "training"
 objective = "throughput"
-vram_need_gib = 8
-concurrent_jobs = 16
+vram_need_gib = {need}
+concurrent_jobs = {jobs}
 [requirements]
 vgpu = true
 vgpu_edition = "vcs"
@@ -259,10 +258,16 @@ chassis = "rack-2u"
 airflow = "front-to-back"
 max_gpu_slot_width = 2
 gpu_count_max = 2
-psu_headroom_w = 800
+psu_headroom_w = {psu_w}
 [budget]
-max_usd = 30000
+max_usd = {budget_usd}
 """
+
+
+def test_vgpu_compute_tenants_share_cards(catalog: Catalog, rules: RuleBase) -> None:
+    """Sixteen vCS notebook tenants were given a card each ("8 hosts like this") because
+    their kind of work is training; under vGPU each tenant gets a profile of a card."""
+    text = tenants(8, 16, psu_w=800, budget_usd=30000)
     decision = advise_text(text, catalog, rules)
     capacity = decision.recommendation.capacity
     assert capacity is not None
@@ -277,25 +282,6 @@ max_usd = 30000
 
 # -- a vGPU profile gives a process no more than the GPU does ------------------------
 
-TENANTS = """
-[workload]
-kind = "training"
-objective = "throughput"
-vram_need_gib = {need}
-concurrent_jobs = {jobs}
-[requirements]
-vgpu = true
-vgpu_edition = "vcs"
-[platform]
-chassis = "rack-2u"
-airflow = "front-to-back"
-max_gpu_slot_width = 2
-gpu_count_max = 2
-psu_headroom_w = 1600
-[budget]
-max_usd = 60000
-"""
-
 
 def test_a_whole_gpu_profile_holds_no_more_than_bare_metal(
     catalog: Catalog, rules: RuleBase
@@ -303,11 +289,11 @@ def test_a_whole_gpu_profile_holds_no_more_than_bare_metal(
     """A whole-GPU 48 GiB profile "held" a 45 GiB compute job (47.25 GiB with its
     headroom) that the same card on bare metal excludes (46.93 GiB usable): a profile
     cannot give a process more than the GPU gives one."""
-    decision = advise_text(TENANTS.format(need=45, jobs=1), catalog, rules)
+    decision = advise_text(tenants(45, 1), catalog, rules)
     for pick in decision.picks:
         assert pick.usable_vram_gib is not None and pick.vram_gib / pick.gpus_per_board > 48
         assert pick.usable_vram_gib >= 47.25, pick.name
-    facts = build_facts(parse_profile(TENANTS.format(need=45, jobs=1)), catalog, None).values
+    facts = build_facts(parse_profile(tenants(45, 1)), catalog, None).values
     for sku in catalog.skus:
         ((_per_card, space, _basis, job),) = fit_rows(
             (sku,), (usable_gib(sku, True, rules.policy),), facts, rules.policy
@@ -321,13 +307,13 @@ def test_a_compute_tenant_gets_its_profiles_share_of_usable_memory(
     """Two 22.8 GiB tenants (23.94 GiB with headroom) on a 48 GB card: a 24 GiB profile
     gives a process about 23.5 GiB there, so each needs a larger profile and the card
     holds one of them, not two."""
-    facts = build_facts(parse_profile(TENANTS.format(need=22.8, jobs=2)), catalog, None).values
+    facts = build_facts(parse_profile(tenants(22.8, 2)), catalog, None).values
     sku = _sku(catalog, "rtx-6000-ada")
     space = usable_gib(sku, True, rules.policy)
     ((per_card, _space, basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
     assert (basis, per_card) == (48.0, 1)
     assert job == space
-    facts = build_facts(parse_profile(TENANTS.format(need=20, jobs=2)), catalog, None).values
+    facts = build_facts(parse_profile(tenants(20, 2)), catalog, None).values
     ((per_card, _space, basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
     assert per_card == 2 and job is not None
     assert job == round(24 * space / 48, 3) and 21.0 <= job < 24.0
@@ -528,14 +514,14 @@ def test_every_gpu_offers_its_whole_frame_buffer_as_a_profile(
     """The policy's size list has no 80, 94 or 141 GB profile, so under vGPU an A100 80GB,
     an H100 or an H200 NVL gave a 60 GiB compute tenant 16 GiB at most and FIT-001
     excluded the cards vCS is made for. A whole-GPU profile always exists, and half."""
-    facts = build_facts(parse_profile(TENANTS.format(need=60, jobs=2)), catalog, None).values
+    facts = build_facts(parse_profile(tenants(60, 2)), catalog, None).values
     for sku_id in ("a100-80gb-pcie", "h100-pcie", "h100-nvl", "h200-nvl"):
         sku = _sku(catalog, sku_id)
         space = usable_gib(sku, True, rules.policy)
         ((per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
         assert per_card == (2 if sku_id == "h200-nvl" else 1) and job is not None, sku_id
         assert job >= 63.0, (sku_id, job)  # 60 GiB and its headroom (H200 NVL: 70C)
-    facts = build_facts(parse_profile(TENANTS.format(need=30, jobs=2)), catalog, None).values
+    facts = build_facts(parse_profile(tenants(30, 2)), catalog, None).values
     sku = _sku(catalog, "h100-pcie")
     space = usable_gib(sku, True, rules.policy)
     ((per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
@@ -548,14 +534,14 @@ def test_listed_vgpu_types_are_the_profiles_of_their_card(
     """An H100 NVL's vGPU types are 4, 6, 11, 15, 23, 47 and 94 GB (NVIDIA's types
     reference); the policy's sizes that cut 94 GB whole are only 1, 2 and 47, so eight
     20 GiB tenants got 47 GiB profiles, two to a card, instead of 23 GiB ones, four."""
-    facts = build_facts(parse_profile(TENANTS.format(need=20, jobs=8)), catalog, None).values
+    facts = build_facts(parse_profile(tenants(20, 8)), catalog, None).values
     sku = _sku(catalog, "h100-nvl")
     assert sku.vgpu_profiles_gib == (4.0, 6.0, 11.0, 15.0, 23.0, 47.0, 94.0)
     space = usable_gib(sku, True, rules.policy)
     ((per_card, _space, _basis, job),) = fit_rows((sku,), (space,), facts, rules.policy)
     assert per_card == 4 and job is not None and 21.0 <= job < 23.0
     h200 = _sku(catalog, "h200-nvl")
-    facts = build_facts(parse_profile(TENANTS.format(need=30, jobs=12)), catalog, None).values
+    facts = build_facts(parse_profile(tenants(30, 12)), catalog, None).values
     space = usable_gib(h200, True, rules.policy)
     ((per_card, _space, _basis, job),) = fit_rows((h200,), (space,), facts, rules.policy)
     assert per_card == 4 and job is not None and 31.5 <= job < 35.0  # 35C, four per GPU
