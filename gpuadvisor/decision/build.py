@@ -49,7 +49,7 @@ from gpuadvisor.engine.costs import ASSUMPTIONS
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
-from gpuadvisor.engine.ranking import cards_wanted
+from gpuadvisor.engine.ranking import cards_wanted, short_of_cards
 from gpuadvisor.engine.sensitivity import Flip, scan
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import format_value
@@ -102,8 +102,8 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
             f"{counted(int(wanted), facts)} with {headroom} GiB of memory headroom per job "
             f"and {'meets' if top.kept == 1 else 'meet'} every requirement."
         )
-        built_for = cards_wanted(facts)
-        if top.cards_per_job < built_for:  # kept, but fewer cards than the job wants
+        if short_of_cards(top, facts):  # kept, but fewer cards than the job wants
+            built_for = cards_wanted(facts)
             text = (
                 f"Buy nothing yet: the {top.kept} × {top.sku.name} already in the host run "
                 f"the job on {top.cards_per_job} of the {built_for} cards it is built for, "
@@ -159,8 +159,11 @@ def _margin_confidence(core: Core) -> tuple[str, str | None]:
         return "medium", None  # the runner-up's price is not known: it may be the better buy
     if top is not None and runner_top.action == "replace" != top.action:
         return "medium", None  # keeping the host's cards decided it, not the score
-    wanted = cards_wanted(core.facts)
-    if top is not None and runner_top.cards_per_job < wanted <= top.cards_per_job:
+    if (
+        top is not None
+        and short_of_cards(runner_top, core.facts)
+        and not short_of_cards(top, core.facts)
+    ):
         return "medium", None  # giving the job its cards decided it, not the score
     margin = core.chosen.score - core.runner_up.score
     runner = f"{core.runner_up.shape} / {core.runner_up.class_}"

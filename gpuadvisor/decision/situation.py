@@ -13,7 +13,7 @@ from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.factspec import FACTS_BY_NAME
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
-from gpuadvisor.engine.ranking import cards_wanted, dp_link
+from gpuadvisor.engine.ranking import cards_wanted, dp_link, short_of_cards
 from gpuadvisor.vocabulary import format_value
 
 
@@ -69,15 +69,9 @@ def _fewer_cards(
     gives up, from the policy's share of ideal scaling over the link those cards had."""
     top = core.top
     values = core.facts
-    built_for = values.get("workload.gpus_per_job")
-    if (
-        top is None
-        or policy is None
-        or values.get("workload.parallelism") != "data-parallel"
-        or not isinstance(built_for, int)
-        or top.cards_per_job >= built_for
-    ):
+    if top is None or policy is None or not short_of_cards(top, values):
         return None
+    built_for = cards_wanted(values)
     sync_heavy = values.get("workload.sync_heavy") is True
     full = Option(
         "multi-gpu-data-parallel",
@@ -145,7 +139,7 @@ def _keep(core: Core, facts: FactSet, book: Phrasebook) -> Finding | None:
         return None
     need = number(core.facts, "workload.vram_need_gib")
     built_for = cards_wanted(core.facts)
-    if top.cards_per_job < built_for:
+    if short_of_cards(top, core.facts):
         title = "The cards already in the host are kept, on fewer than the job is built for"
         rationale = (
             f"They run the job on {top.cards_per_job} of the {built_for} cards it is built "

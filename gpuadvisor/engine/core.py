@@ -38,7 +38,7 @@ from gpuadvisor.engine.facts import DERIVED_READS, derive_facts
 from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
-from gpuadvisor.engine.ranking import cards_wanted, rank_inputs
+from gpuadvisor.engine.ranking import rank_inputs, short_of_cards
 from gpuadvisor.engine.rules import Rule, RuleBase
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
@@ -153,7 +153,7 @@ def pair_order(
             CLASSES.index(gpu_class),
         )
     cost = lifecycle_cost_usd(top, facts)
-    short = top.cards_per_job < cards_wanted(facts)
+    short = short_of_cards(top, facts)
     return (
         -top.jobs_served,
         0.0 if top.count == 0 and not short else 1.0,

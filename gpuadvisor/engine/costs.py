@@ -158,11 +158,9 @@ VGPU_LICENCE_NAMES: dict[str, str] = {"vpc": "vPC", "vws": "vWS", "vcs": "vCS"}
 
 #: Virtual PC licenses B-series vGPU types only, whose frame buffers go up to 2 GB; a
 #: larger desktop runs a Q-series type, which needs RTX Virtual Workstation (NVIDIA vGPU
-#: user guide, "Virtual GPU Types").
+#: user guide, "Virtual GPU Types":
+#: https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html#virtual-gpu-types-grid).
 VPC_MAX_PROFILE_GIB = 2.0
-VPC_PROFILE_SOURCE = (
-    "https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html#virtual-gpu-types-grid"
-)
 
 
 def vgpu_licence_edition(facts: Mapping[str, Value]) -> str:

@@ -74,6 +74,11 @@ def cards_wanted(facts: Mapping[str, Value]) -> int:
     return wanted if isinstance(wanted, int) else 0
 
 
+def short_of_cards(option: Option, facts: Mapping[str, Value]) -> bool:
+    """Whether ``option`` runs a data-parallel job on fewer cards than it is built for."""
+    return option.cards_per_job < cards_wanted(facts)
+
+
 def may_power_limit(facts: Mapping[str, Value]) -> bool:
     """Whether the owner lets cards be power-limited to fit (``platform.power_limit_ok``):
     only then does a rank read the power budgets."""
