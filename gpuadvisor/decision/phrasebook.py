@@ -244,7 +244,7 @@ class Phrasebook:
             tuple([value.__class__ for value in values]),
             tuple([sources.get(name) for name in names]),
         )
-        if 0 in values:
+        if _float_zero(values):
             key += _signed_zeros(values)
         found = self._entries.get(key)
         if found is None:
@@ -299,6 +299,12 @@ class Phrasebook:
                 "facts": tuple(shown),
             },
         )
+
+
+def _float_zero(values: tuple[Value, ...]) -> bool:
+    """Whether a value is a float zero (``0 in values`` would compare every string and
+    None with 0 through their rich comparisons)."""
+    return any(value.__class__ is float and value == 0 for value in values)
 
 
 def _signed_zeros(values: tuple[Value, ...]) -> tuple[tuple[str | None, ...], ...]:

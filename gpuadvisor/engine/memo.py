@@ -95,6 +95,12 @@ class ConstraintMemo:
         self._option_sets: dict[Plan, OptionSet] = {}
         self._plans: dict[tuple[Value, ...], Plan] = {}
         self._blocks: dict[tuple[object, ...], Block] = {}
+        #: A number for each plan part of a block key (:func:`plan_block_key`), so that
+        #: a block key holds that number, not the nested tuple: every SKU of a new plan
+        #: hashes and compares its key, and the plan part is the same for all of them.
+        #: Numbers are never given twice (the count goes on when the memo forgets).
+        self._shared: dict[tuple[object, ...], int] = {}
+        self._shared_count = 0
         #: The same blocks by their options, and sets by their blocks: plans that
         #: differ but make the same options share one block (and one set), with every
         #: verdict and ranking already worked out on it. Options are made once per
@@ -118,6 +124,7 @@ class ConstraintMemo:
             self._option_sets.clear()
             self._plans.clear()
             self._blocks.clear()
+            self._shared.clear()
             self._blocks_by_options.clear()
             self._sets_by_blocks.clear()
             self._rank_keys.clear()
@@ -149,7 +156,12 @@ class ConstraintMemo:
         params = plan[0]
         kept_sku = kept_model(skus, plan)
         blocks = []
-        shared = plan_block_key(plan)
+        part = plan_block_key(plan)
+        shared = self._shared.get(part)
+        if shared is None:
+            shared = self._shared[part] = self._shared_count
+            self._shared_count += 1
+            self._size += 1
         for sku, row in zip(skus, plan[1], strict=True):
             key = sku_block_key(sku, row, plan, shared)
             block = self._blocks.get(key)

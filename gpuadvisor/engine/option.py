@@ -3,7 +3,7 @@ beside them, and the ``option.*`` facts constraints judge it by."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Literal
 
 from gpuadvisor.engine.expr import Value
@@ -127,19 +127,19 @@ class Option:
         #: board of several GPUs, one GPU's).
         self.bandwidth_gbs = min(s.memory_bandwidth_gbs / s.gpus_per_board for s in self.skus)
         self._facts: dict[str, Value] | None = None
-        self._judged: tuple[tuple[Mapping[str, Value], Sku], ...] | None = None
+        self._judged: tuple[tuple[dict[str, Value], Sku], ...] | None = None
 
     def __repr__(self) -> str:
         return f"Option({self.key})"
 
-    def facts(self) -> Mapping[str, Value]:
+    def facts(self) -> dict[str, Value]:
         """The ``option.*`` facts, built once (options are shared by the engine's memo)."""
         if self._facts is None:
             self._facts = {name: read(self) for name, read in OPTION_FACTS.items()}
             self._facts[CARD_IS_KEPT] = self.count == 0
         return self._facts
 
-    def judged(self) -> tuple[tuple[Mapping[str, Value], Sku], ...]:
+    def judged(self) -> tuple[tuple[dict[str, Value], Sku], ...]:
         """The cards a constraint judges, each with the option facts it sees: the card
         bought, and the kept card when it is another model or nothing is bought (then
         ``option.card_is_kept`` is true: a rule about purchases may let it pass)."""

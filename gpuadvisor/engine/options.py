@@ -245,10 +245,9 @@ def plan_block_key(plan: Plan) -> tuple[object, ...]:
     return (bool(existing), splits, groups, added)
 
 
-def sku_block_key(
-    sku: Sku, fit_row: FitRow, plan: Plan, shared: tuple[object, ...]
-) -> tuple[object, ...]:
-    """:func:`block_key` given the plan's part of it (:func:`plan_block_key`)."""
+def sku_block_key(sku: Sku, fit_row: FitRow, plan: Plan, shared: object) -> tuple[object, ...]:
+    """:func:`block_key` given the plan's part of it (:func:`plan_block_key`), or what
+    stands for that part one to one (the memo's number for it)."""
     jobs, count_max = plan[0][0], plan[0][1]
     assert isinstance(jobs, int) and isinstance(count_max, int)
     per_card = fit_row[0]
