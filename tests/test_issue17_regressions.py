@@ -151,3 +151,50 @@ max_usd = 10000
         assert enough.extra_usd == pytest.approx(
             decision.picks[0].total_price_usd - enough.pick.total_price_usd
         )
+
+
+FP64_THROUGHPUT = """
+[workload]
+kind = "{kind}"
+objective = "throughput"
+vram_need_gib = 30
+needs_fp64 = {fp64}
+[requirements]
+ecc = "required"
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+max_gpu_slot_width = 2
+gpu_count_max = 1
+psu_headroom_w = 900
+[budget]
+max_usd = 60000
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "fp64", "unit", "field"),
+    [
+        ("simulation", "true", "FP64 TFLOPS", "fp64_tflops"),
+        ("simulation", "false", "FP32 TFLOPS", "fp32_tflops"),
+        ("training", "false", "FP16 tensor TFLOPS", "fp16_tensor_tflops"),
+    ],
+)
+def test_throughput_per_dollar_names_and_counts_the_precision_the_work_computes_in(
+    rulebase: RuleBase, kind: str, fp64: str, unit: str, field: str
+) -> None:
+    """A double-precision solver's picks were ranked and described by FP32 TFLOPS per
+    $1,000 (a sentence that said only "TFLOPS"): the figure is now the card's FP64 rate
+    for such work, and every throughput sentence names what it counts."""
+    catalog = load_catalog()
+    decision = advise_text(FP64_THROUGHPUT.format(kind=kind, fp64=fp64), catalog, rulebase)
+    assert decision.picks
+    top = decision.picks[0]
+    assert top.lifecycle_cost_usd is not None
+    sku = next(s for s in catalog.skus if s.id == top.sku)
+    rate = getattr(sku, field)
+    assert rate is not None
+    per_k = round(1000 * rate * top.count / top.lifecycle_cost_usd, 2)
+    assert f" {unit} per $1,000 of lifecycle cost" in top.why
+    shown = top.why.split(f" {unit} per $1,000")[0].rsplit(" ", 1)[-1]
+    assert abs(float(shown.replace(",", "")) - per_k) <= 0.011, (shown, per_k)

@@ -24,7 +24,7 @@ from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Link, Policy
-from gpuadvisor.engine.ranking import LATENCY_BAND, RankTerms, rank_terms
+from gpuadvisor.engine.ranking import LATENCY_BAND, RankTerms, performance_unit, rank_terms
 from gpuadvisor.vocabulary import format_value
 
 if TYPE_CHECKING:
@@ -147,7 +147,8 @@ def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> st
             parts.append("price on quote: ranked after the priced cards of its tier")
         else:
             per_k = 1000 * t.throughput / t.lifecycle_usd if t.lifecycle_usd > 0 else 0.0
-            parts.append(f"{format_value(round(per_k, 2))} TFLOPS per $1,000 of lifecycle cost")
+            unit = performance_unit(option.sku, ctx.facts)
+            parts.append(f"{format_value(round(per_k, 2))} {unit} per $1,000 of lifecycle cost")
     elif ctx.objective == "latency":
         where = "within" if t.in_band else "outside"
         parts.append(

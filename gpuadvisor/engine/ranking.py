@@ -40,6 +40,7 @@ RANK_READS = (
     "host.p2p_ok",
     "workload.parallelism",
     "workload.gpus_per_job",
+    "workload.needs_fp64",
 )
 
 #: Facts a rank key reads only in one case: the power budgets when cards may be power
@@ -86,10 +87,23 @@ def may_power_limit(facts: Mapping[str, Value]) -> bool:
 
 
 def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
-    """Throughput figure that matters for the workload: tensor FP16 for ML, FP32 else."""
+    """Throughput figure that matters for the workload (:func:`performance_unit` names
+    it): FP64 for work that computes in double precision, where the catalog gives the
+    card's FP64 rate; tensor FP16 for ML; FP32 else."""
+    if facts.get("workload.needs_fp64") is True and sku.fp64_tflops is not None:
+        return sku.fp64_tflops
     if facts["workload.kind"] in ("training", "inference", "mixed"):
         return sku.fp16_tensor_tflops
     return sku.fp32_tflops
+
+
+def performance_unit(sku: Sku, facts: Mapping[str, Value]) -> str:
+    """What :func:`performance` counts for this card and work, as a report names it."""
+    if facts.get("workload.needs_fp64") is True and sku.fp64_tflops is not None:
+        return "FP64 TFLOPS"
+    if facts["workload.kind"] in ("training", "inference", "mixed"):
+        return "FP16 tensor TFLOPS"
+    return "FP32 TFLOPS"
 
 
 def _budget(facts: Mapping[str, Value], name: str) -> float | None:
