@@ -244,8 +244,7 @@ class Phrasebook:
             tuple([value.__class__ for value in values]),
             tuple([sources.get(name) for name in names]),
         )
-        if _float_zero(values):
-            key += _signed_zeros(values)
+        key += _signed_zeros(values)
         found = self._entries.get(key)
         if found is None:
             if len(self._entries) >= self.MAX_ENTRIES:
@@ -301,15 +300,10 @@ class Phrasebook:
         )
 
 
-def _float_zero(values: tuple[Value, ...]) -> bool:
-    """Whether a value is a float zero (``0 in values`` would compare every string and
-    None with 0 through their rich comparisons)."""
-    return any(value.__class__ is float and value == 0 for value in values)
-
-
 def _signed_zeros(values: tuple[Value, ...]) -> tuple[tuple[str | None, ...], ...]:
     """What tells ``0.0`` from ``-0.0`` among these values (they are equal in Python and
-    read alike, but are written apart): nothing when no value is a zero."""
-    if 0 not in values:
+    read alike, but are written apart): nothing when no value is a float zero (found by
+    class first: ``0 in values`` would compare every string and None with 0)."""
+    if not any(v.__class__ is float and v == 0 for v in values):
         return ()
     return (tuple(v.hex() if v.__class__ is float else None for v in values),)

@@ -98,9 +98,8 @@ class ConstraintMemo:
         #: A number for each plan part of a block key (:func:`plan_block_key`), so that
         #: a block key holds that number, not the nested tuple: every SKU of a new plan
         #: hashes and compares its key, and the plan part is the same for all of them.
-        #: Numbers are never given twice (the count goes on when the memo forgets).
+        #: Forgotten with the blocks (:meth:`bound`), so no key outlives its number.
         self._shared: dict[tuple[object, ...], int] = {}
-        self._shared_count = 0
         #: The same blocks by their options, and sets by their blocks: plans that
         #: differ but make the same options share one block (and one set), with every
         #: verdict and ranking already worked out on it. Options are made once per
@@ -159,8 +158,7 @@ class ConstraintMemo:
         part = plan_block_key(plan)
         shared = self._shared.get(part)
         if shared is None:
-            shared = self._shared[part] = self._shared_count
-            self._shared_count += 1
+            shared = self._shared[part] = len(self._shared)
             self._size += 1
         for sku, row in zip(skus, plan[1], strict=True):
             key = sku_block_key(sku, row, plan, shared)

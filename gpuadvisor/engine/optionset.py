@@ -170,9 +170,8 @@ class Rows:
         """The rows where ``values`` holds a value (not null)."""
         # Identity, row by row (compiled, a C loop): ``None in values`` would compare
         # every number with None through its rich comparison first.
-        for value in values:
-            if value is None:
-                return sum(compress(self.bits, map(is_not, values, repeat(None))))
+        if any(value is None for value in values):
+            return sum(compress(self.bits, map(is_not, values, repeat(None))))
         return self.full
 
     def options_failing(self, rows: int) -> int:

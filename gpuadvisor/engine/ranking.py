@@ -86,24 +86,26 @@ def may_power_limit(facts: Mapping[str, Value]) -> bool:
     return bool(facts.get("platform.power_limit_ok"))
 
 
-def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
-    """Throughput figure that matters for the workload (:func:`performance_unit` names
-    it): FP64 for work that computes in double precision, where the catalog gives the
-    card's FP64 rate; tensor FP16 for ML; FP32 else."""
-    if facts.get("workload.needs_fp64") is True and sku.fp64_tflops is not None:
-        return sku.fp64_tflops
+def _performance(sku: Sku, facts: Mapping[str, Value]) -> tuple[float, str]:
+    """The throughput figure that matters for the workload and its unit: FP64 for work
+    that computes in double precision, where the catalog gives the card's FP64 rate;
+    tensor FP16 for ML; FP32 else."""
+    fp64 = sku.fp64_tflops
+    if fp64 is not None and facts.get("workload.needs_fp64") is True:
+        return fp64, "FP64 TFLOPS"
     if facts["workload.kind"] in ("training", "inference", "mixed"):
-        return sku.fp16_tensor_tflops
-    return sku.fp32_tflops
+        return sku.fp16_tensor_tflops, "FP16 tensor TFLOPS"
+    return sku.fp32_tflops, "FP32 TFLOPS"
+
+
+def performance(sku: Sku, facts: Mapping[str, Value]) -> float:
+    """The throughput figure ranking and the enough card count (:func:`_performance`)."""
+    return _performance(sku, facts)[0]
 
 
 def performance_unit(sku: Sku, facts: Mapping[str, Value]) -> str:
     """What :func:`performance` counts for this card and work, as a report names it."""
-    if facts.get("workload.needs_fp64") is True and sku.fp64_tflops is not None:
-        return "FP64 TFLOPS"
-    if facts["workload.kind"] in ("training", "inference", "mixed"):
-        return "FP16 tensor TFLOPS"
-    return "FP32 TFLOPS"
+    return _performance(sku, facts)[1]
 
 
 def _budget(facts: Mapping[str, Value], name: str) -> float | None:
