@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any, get_args
 
 ROOT = Path(__file__).resolve().parents[1]
-# The installed gpuadvisor (compiled when its wheel was, hatch_build.py) is what is
-# measured; the source tree only stands in when nothing is installed.
+# The installed gpuadvisor is what is measured; the source tree only stands in when
+# nothing is installed.
 sys.path.append(str(ROOT))
 
 EVIDENCE = [
@@ -84,13 +84,10 @@ SCAN_REPEAT = 3
 
 
 def build_kind() -> str:
-    """Whether the gpuadvisor measured runs its decision path compiled (hatch_build.py)."""
-    import gpuadvisor.engine.memo
+    """Where the gpuadvisor measured is installed (one pure-Python wheel)."""
+    import gpuadvisor
 
-    where = Path(gpuadvisor.engine.memo.__file__)
-    if where.suffix == ".py":
-        return f"pure Python ({where.parent.parent})"
-    return f"decision path compiled with mypyc ({where.parent.parent})"
+    return f"pure Python ({Path(gpuadvisor.__file__).parent.parent})"
 
 
 def installed_command() -> list[str]:

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from gpuadvisor.decision import phrasebook
 from gpuadvisor.decision.build import Advisor, decide
 from gpuadvisor.decision.model import Finding
 from gpuadvisor.decision.phrasebook import Excluded, Phrasebook, _shown, fill
@@ -173,14 +172,6 @@ def test_the_book_is_bounded(bundled: tuple[Catalog, RuleBase], monkeypatch: Any
     assert len(book._entries) <= 8
 
 
-#: Code compiled with mypyc (an installed compiled wheel) checks its arguments' types: a
-#: stand-in for an option set cannot be passed to it; the sources take it.
-_STAND_IN = pytest.mark.skipif(
-    not str(phrasebook.__file__).endswith(".py"),
-    reason="compiled phrasebook: it takes real option sets only",
-)
-
-
 class _Options:
     """What :class:`Excluded` reads of an option set."""
 
@@ -190,7 +181,6 @@ class _Options:
         self.options = [None] * total
 
 
-@_STAND_IN
 def test_excluded_sentences_are_kept_apart_by_card_names_and_bits() -> None:
     """Two option sets with the same bits but other card models (another catalog, or
     another order) never share a sentence."""
@@ -210,7 +200,6 @@ def test_excluded_sentences_are_kept_apart_by_card_names_and_bits() -> None:
     )
 
 
-@_STAND_IN
 def test_excluded_names_each_model_once_and_counts_the_rest() -> None:
     names = {f"s{i}": f"Card {chr(70 - i)}" for i in range(5)}  # Card F .. Card B
     names["twin"] = "Card B"  # another SKU of the same name
@@ -281,7 +270,6 @@ def test_a_warm_advisor_decides_as_a_fresh_one_on_generated_profiles(
         assert warm.to_json() == fresh.to_json()
 
 
-@_STAND_IN
 def test_excluded_is_found_again_by_the_set_and_never_for_another_set() -> None:
     """The identity shortcut finds the same set again without reading it; another set
     is keyed by its own cards (the entry holds its set, so no other set can take its

@@ -31,10 +31,8 @@ def test_regroup_copies_every_decision_wide_value_and_new_terms() -> None:
     ranked = [o for pair in core.pairs for o in pair.ranked]
     first, other = ranked[:3], ranked[3:6]
     ctx = PickContext(core.facts, rules.policy, first)
-    # Every value the context holds, bar the terms, is one read once per decision (a
-    # compiled context, from an installed compiled wheel, has no __dict__ to list).
-    if hasattr(ctx, "__dict__"):
-        assert set(vars(ctx)) - {"terms"} == set(_DECISION_WIDE)
+    # Every value the context holds, bar the terms, is one read once per decision.
+    assert set(vars(ctx)) - {"terms"} == set(_DECISION_WIDE)
     again = ctx.regroup(other)
     for name in _DECISION_WIDE:
         assert getattr(again, name) == getattr(ctx, name), name

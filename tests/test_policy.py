@@ -82,7 +82,7 @@ def test_a_need_above_every_profile_gets_the_whole_frame_buffer() -> None:
 
 @pytest.mark.parametrize("basis", [8.0, 21.95, 23.45, 48.0, 94.9])
 @pytest.mark.parametrize("footprint", [0.5, 2.0, 5.25, 8.4, 21.0, 24.0])
-def test_the_compiled_job_count_is_the_policys(basis: float, footprint: float) -> None:
+def test_the_capacity_job_count_is_the_policys(basis: float, footprint: float) -> None:
     from gpuadvisor.engine.capacity import _jobs_in
 
     assert _jobs_in(basis, footprint) == POLICY.jobs_in(basis, footprint)

@@ -232,7 +232,6 @@ class Phrasebook:
         words = self._rules.get(rule.id) or self._words(rule)
         names = words.names
         held, sources = facts.values, facts.sources
-        # Comprehensions over the dicts, not map(): compiled, they read each in C.
         values = tuple([held.get(name) for name in names])
         if words.placeholders:
             core_facts = core.facts

@@ -200,7 +200,7 @@ def fit_rows(
 
 
 def _jobs_in(basis_gib: float, footprint_gib: float) -> int:
-    """:meth:`Policy.jobs_in`, compiled with the loop that asks it for every SKU."""
+    """:meth:`Policy.jobs_in`, beside the loop that asks it for every SKU."""
     return max(0, math.floor(basis_gib / footprint_gib + 1e-9))
 
 

@@ -166,8 +166,7 @@ _MIRROR: dict[type[ast.cmpop], type[ast.cmpop]] = {
 
 def _comparison(op: type[ast.cmpop], a: Result, b: Result, rows: Rows) -> Result:
     if isinstance(b, Column) and not isinstance(a, Column):
-        # The column first (``0 < option.x`` is ``option.x > 0``); new names, not the
-        # same ones swapped: compiled code keeps the type a name was narrowed to.
+        # The column first (``0 < option.x`` is ``option.x > 0``).
         return _comparison(_MIRROR[op], b, a, rows)
     if isinstance(a, Column) and not isinstance(b, Column):
         return None if b is None else _against(op, a, b, rows)

@@ -82,7 +82,6 @@ class Option:
             (sku,) if self.kept_sku is None or self.kept_sku.id == sku.id else (self.kept_sku, sku)
         )
         kept_id = self.kept_sku.id if self.kept_sku else ""
-        # Joined, not an f-string: compiled, each f-string field is a format() call.
         self.key = ":".join(
             (
                 shape,

@@ -161,15 +161,12 @@ class Rows:
                 self._columns.update(zip(_OPTION_NAMES, map(list, values), strict=True))
                 return self._columns[name]
             source = self.layers[0 if name.startswith("option.") else 1]
-            # A comprehension, not map(methodcaller): compiled, each row is read in C
-            # without looking up its ``get`` method.
             found = self._columns[name] = [row.get(name) for row in source]
         return found
 
     def known(self, values: list[Value]) -> int:
         """The rows where ``values`` holds a value (not null)."""
-        # Identity, row by row (compiled, a C loop): ``None in values`` would compare
-        # every number with None through its rich comparison first.
+        # Identity: ``None in values`` would compare every number with None first.
         if any(value is None for value in values):
             return sum(compress(self.bits, map(is_not, values, repeat(None))))
         return self.full

@@ -1,0 +1,181 @@
+"""The facts namespace: every name a rule condition may read, with type and meaning.
+
+- ``workload.*``, ``requirements.*``, ``platform.*``, ``team.*``, ``budget.*``: the
+  profile's answers, generated from the profile model so they can never drift.
+- ``host.*`` (whole host) and ``gpu.*`` (worst case over the host's GPUs): derived from
+  evidence by :mod:`gpuadvisor.engine.hostfacts`; null when no evidence reports them.
+- ``catalog.*``: what the catalog offers, independent of the option evaluated.
+- ``option.*`` and ``sku.*``: the purchase under evaluation (constraint rules only).
+
+``gpuadvisor rules facts`` prints this table; the README links to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from gpuadvisor.engine.expr import FactType
+from gpuadvisor.engine.factspec._base import FactSpec, Scope, _model_facts
+from gpuadvisor.engine.factspec._host import EXISTING_GPU_FACTS, HOST_FACTS
+from gpuadvisor.engine.factspec._option import OPTION_FACTS, SKU_DERIVED_FACTS, sku_fact_specs
+from gpuadvisor.inputs.profile import SECTIONS
+
+__all__ = [
+    "ALL_FACTS",
+    "CATALOG_FACTS",
+    "DERIVED_FACTS",
+    "EXISTING_GPU_FACTS",
+    "FACTS_BY_NAME",
+    "HOST_FACTS",
+    "OPTION_FACTS",
+    "SKU_DERIVED_FACTS",
+    "FactSpec",
+    "Scope",
+    "schema_for",
+    "sku_fact_specs",
+]
+
+#: Facts the engine works out from the others with the policy file (rules/_policy.toml)
+#: and the catalog; worked out again whenever a fact they come from changes.
+DERIVED_FACTS: tuple[FactSpec, ...] = (
+    FactSpec(
+        "workload.vram_need_with_headroom_gib",
+        "number",
+        "Memory one job needs with the headroom it keeps (rules/_policy.toml).",
+        "GiB",
+        source="policy",
+    ),
+    FactSpec(
+        "workload.shares_cards",
+        "bool",
+        "Jobs of this kind share a card side by side (VDI, inference, media, visualization).",
+        source="policy",
+    ),
+    FactSpec(
+        "platform.gpu_slots_available",
+        "number",
+        "Slot positions the GPUs may occupy: gpu_slots_total, or the usual spacing when 0.",
+        "slots",
+        source="policy",
+    ),
+    FactSpec(
+        "platform.gpu_power_budget_w",
+        "number",
+        "Board power the GPUs may draw from the supply: psu_headroom_w less the margin "
+        "for transients.",
+        "W",
+        source="policy",
+    ),
+    FactSpec(
+        "platform.circuit_gpu_budget_w",
+        "number",
+        "Board power the GPUs may draw from the wall circuit (null when circuit_w is 0).",
+        "W",
+        nullable=True,
+        source="policy",
+    ),
+    FactSpec(
+        "host.gpu_catalog_sku",
+        "string",
+        "The catalog entry the host's GPUs are (null when not one model or not in the catalog).",
+        nullable=True,
+        source="catalog",
+    ),
+    FactSpec(
+        "host.gpu_usable_gib",
+        "number",
+        "What one job can allocate on the host's smallest GPU (total less reserve).",
+        "GiB",
+        nullable=True,
+        source="evidence",
+    ),
+)
+
+CATALOG_FACTS: tuple[FactSpec, ...] = (
+    FactSpec(
+        "catalog.max_vram_gib", "number", "Largest card in the catalog.", "GiB", source="catalog"
+    ),
+    FactSpec(
+        "catalog.max_consumer_vram_gib", "number", "Largest consumer card.", "GiB", source="catalog"
+    ),
+    FactSpec(
+        "catalog.max_professional_vram_gib",
+        "number",
+        "Largest professional card.",
+        "GiB",
+        source="catalog",
+    ),
+    FactSpec(
+        "catalog.approved_list_active",
+        "bool",
+        "An overlay restricts picks to approved SKUs.",
+        source="catalog",
+    ),
+)
+
+
+def _profile_facts() -> list[FactSpec]:
+    specs: list[FactSpec] = []
+    for section, model in SECTIONS.items():
+        if section == "meta":
+            continue
+        specs.extend(_model_facts(section, model, "global", "profile"))
+    specs.append(
+        FactSpec(
+            "requirements.isv_app_count",
+            "number",
+            "How many ISV applications the profile names.",
+            source="profile",
+        )
+    )
+    specs.append(
+        FactSpec(
+            "requirements.isv_known_apps",
+            "string",
+            "The named ISV applications whose hardware list the catalog holds (a name list: "
+            "test it with covers()).",
+            source="profile",
+        )
+    )
+    specs.append(
+        FactSpec(
+            "requirements.isv_known_app_count",
+            "number",
+            "How many named ISV applications have a hardware list in the catalog.",
+            source="profile",
+        )
+    )
+    return specs
+
+
+ALL_FACTS: tuple[FactSpec, ...] = (
+    *_profile_facts(),
+    *DERIVED_FACTS,
+    *HOST_FACTS,
+    *CATALOG_FACTS,
+    *OPTION_FACTS,
+    *sku_fact_specs(),
+    *(spec for spec, _ in SKU_DERIVED_FACTS),
+)
+FACTS_BY_NAME: dict[str, FactSpec] = {spec.name: spec for spec in ALL_FACTS}
+
+
+_SCHEMAS: dict[str, Mapping[str, FactType]] = {}
+
+
+def schema_for(scope: Scope) -> Mapping[str, FactType]:
+    """Fact types a condition of this scope may read (option scope sees everything).
+
+    Built once per scope: every rule's conditions are checked against it at load.
+    """
+    schema = _SCHEMAS.get(scope)
+    if schema is None:
+        schema = _SCHEMAS[scope] = MappingProxyType(
+            {
+                spec.name: spec.as_type()
+                for spec in ALL_FACTS
+                if scope == "option" or spec.scope == "global"
+            }
+        )
+    return schema
