@@ -1,4 +1,4 @@
-"""The layers the README's Design section draws, held by the code's own imports.
+"""The layers docs/design.md draws, held by the code's own imports.
 
 Every ``import`` of a gpuadvisor module, at module level or inside a function, is an
 edge. The graph must have no circle, and each package may import only the layers below

@@ -517,7 +517,7 @@ def test_ask_re_asks_a_bad_answer_without_a_traceback(cli: Cli, tmp_path: Path) 
 def test_ask_end_of_input_exits_2_and_keeps_the_existing_file(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "p.toml"
     out.write_text("previous contents")
-    result = cli("ask", "-o", str(out), stdin=lines(TRAINING_ANSWERS[:6]))
+    result = cli("ask", "-o", str(out), "--force", stdin=lines(TRAINING_ANSWERS[:6]))
     assert result.exit_code == 2
     assert "workload.parallelism: input ended before the questionnaire was complete" in (
         result.stderr

@@ -1,18 +1,14 @@
-"""Every command line of the README's Usage tour (and its Questionnaire) runs as written.
+"""Every command line of the README's Usage tour (and its Questionnaire and Sizing) runs
+as written, on the files the repository ships (issue #34: no placeholder file names).
 
 The lines are read from README.md itself: the ```sh blocks between the ``## Usage tour``
 heading and the next ``##`` heading. A README change to a line that does not run fails
-here. Notation the README uses for a reader, not for a shell, is expanded:
-
-- ``# ...`` comments and comment-only lines are dropped; a trailing ``\\`` continues a line;
-- ``a|b|c`` inside a word (no spaces) is one run per alternative;
-- ``[NAME]`` is optional: one run without it and one with NAME filled in (PLACEHOLDERS).
-
-Lines that are only ``gpuadvisor ...`` run in process through :func:`gpuadvisor.cli.main`;
-lines with shell syntax (pipes, redirections, other programs) run in bash, with
-``gpuadvisor`` being ``python -m gpuadvisor`` of this checkout. All run in order in one
-temporary folder that holds the files the tour names (captures from
-examples/evidence and tests/fixtures/evidence, a template overlay, examples/).
+here. ``# ...`` comments and comment-only lines are dropped; a trailing ``\\`` continues
+a line. Lines that are only ``gpuadvisor ...`` run in process through
+:func:`gpuadvisor.cli.main`; lines with shell syntax (pipes, redirections, other
+programs) run in bash, with ``gpuadvisor`` being ``python -m gpuadvisor`` of this
+checkout. All run in order in one temporary folder that holds a copy of the bundled
+folders the tour names (examples/, rules/), as a fresh checkout does, and nothing else.
 """
 
 from __future__ import annotations
@@ -29,31 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import FIXTURES, REPO, CliResult
+from .conftest import REPO, CliResult
 
 Cli = Callable[..., CliResult]
 
 README = REPO / "README.md"
-
-#: What the tour's placeholders stand for.
-PLACEHOLDERS = {"DIR": str(REPO / "rules")}
-
-#: The files the tour names, and which capture stands in for each (one two-GPU host:
-#: nvidia-smi -q, topo -m, a kernel log with an Xid on one of its GPUs, iostat -x).
-CAPTURES = {
-    "nvidia-smi-q.txt": FIXTURES / "evidence" / "two-gpu-q.txt",
-    "topo.txt": FIXTURES / "evidence" / "two-gpu-topo-nvlink-nic.txt",
-    "dmesg.log": FIXTURES / "evidence" / "seed-dmesg-T-xid31-bus.log",
-    "iostat.txt": FIXTURES / "evidence" / "iostat-3-reports.txt",
-}
-
-#: ``--template ./acme-style``: an organisation overlay that restyles the PDF.
-ACME_STYLE = {
-    "report.typ.j2": (
-        '{% extends "bundled/report.typ.j2" %}'
-        '{% block style %}#let accent = rgb("#b00020"){% endblock %}'
-    ),
-}
 
 #: A person's answers to ``gpuadvisor ask``: no title, no requester, the three required
 #: answers, then Enter (the default) for every further question.
@@ -114,63 +90,61 @@ class Run:
         return " ".join(("gpuadvisor", *self.args)) if self.args is not None else str(self.shell)
 
 
-def expand(words: list[str]) -> list[list[str]]:
-    """Alternatives (``a|b``) and optional placeholders (``[NAME]``) made into runs."""
-    runs: list[list[str]] = [[]]
-    for word in words:
-        optional = re.fullmatch(r"\[([A-Z_]+)\]", word)
-        if optional:
-            name = optional.group(1)
-            assert name in PLACEHOLDERS, f"the tour uses [{name}]; say in PLACEHOLDERS what it is"
-            runs = [*runs, *[[*run, PLACEHOLDERS[name]] for run in runs]]
-        elif "|" in word:
-            runs = [[*run, choice] for run in runs for choice in word.split("|")]
-        else:
-            runs = [[*run, word] for run in runs]
-    return runs
-
-
 def tour_runs(text: str) -> list[Run]:
     runs: list[Run] = []
     for block in tour_blocks(text):
         for line in logical_lines(block):
             if line.startswith("gpuadvisor ") and not SHELL_SYNTAX.search(line):
-                runs += [Run(line, tuple(args[1:]), None) for args in expand(shlex.split(line))]
+                runs.append(Run(line, tuple(shlex.split(line)[1:]), None))
             else:
                 runs.append(Run(line, None, line))
     return runs
 
 
 def test_the_tour_is_read_from_the_readme() -> None:
-    """The reader finds both blocks and expands the notation as documented above."""
+    """The reader finds every block, and the tour is runnable as written: no reader's
+    notation (``[DIR]``, ``a|b``, ``FILE``, ``...``) a newcomer would have to translate."""
     text = README.read_text(encoding="utf-8")
-    assert len(tour_blocks(text)) >= 2, "expected the Usage tour and Questionnaire blocks"
-    labels = [run.label() for run in tour_runs(text)]
+    assert len(tour_blocks(text)) >= 4, "expected the tour, evidence, data, ask and size blocks"
+    runs = tour_runs(text)
+    labels = [run.label() for run in runs]
     assert len(labels) >= 25
     assert {
-        "gpuadvisor schema profile",
-        "gpuadvisor schema host",
+        "gpuadvisor --version",
         "gpuadvisor schema decision",
-        "gpuadvisor rules lint",
-        f"gpuadvisor rules lint {PLACEHOLDERS['DIR']}",
+        "gpuadvisor rules lint rules",
+        "gpuadvisor size --list-models",
     } <= set(labels)
     assert not [label for label in labels if "#" in label or label.endswith("\\")], labels
     assert any(label.startswith("yes '' | gpuadvisor ask") for label in labels)
+    notation = re.compile(
+        r"\[[A-Z_]+\]|(?<![\s'])\|(?!\s)|\.\.\.|\b(?:FILE|DIR|NAME|PROFILE|SKU|URL|PATH)\b"
+    )
+    assert not [r.line for r in runs if r.args is not None and notation.search(r.line)]
+    # Every file a gpuadvisor line reads is in the repository (or made by an earlier line).
+    made: set[str] = set()
+    for run in runs:
+        args = run.args or ()
+        for i, arg in enumerate(args):
+            if arg in ("-o", "--output", "--profile-out"):
+                made.add(args[i + 1])
+            elif arg.endswith((".toml", ".txt", ".json", ".log")) and (
+                i == 0 or args[i - 1] not in ("-o", "--output", "--profile-out")
+            ):
+                assert arg in made or (REPO / arg).is_file(), f"{run.line}: {arg} is not shipped"
 
 
 def test_reading_the_notation() -> None:
     sample = (
-        "gpuadvisor a x|y   # two runs\n"
+        "gpuadvisor a x   # a comment\n"
         "# a comment line\n"
-        "gpuadvisor b [DIR] \\\n    --flag '#not a comment'\n"
+        "gpuadvisor b rules \\\n    --flag '#not a comment'\n"
         "printf 'q' > f.txt\n"
     )
     runs = tour_runs(f"## Usage tour\n\n```sh\n{sample}```\n\n## Next\n")
     assert [run.label() for run in runs] == [
         "gpuadvisor a x",
-        "gpuadvisor a y",
-        "gpuadvisor b --flag #not a comment",
-        f"gpuadvisor b {PLACEHOLDERS['DIR']} --flag #not a comment",
+        "gpuadvisor b rules --flag #not a comment",
         "printf 'q' > f.txt",
     ]
 
@@ -191,13 +165,9 @@ def nvml_works() -> bool:
 
 
 def prepare(folder: Path) -> None:
-    for name, source in CAPTURES.items():
-        shutil.copyfile(source, folder / name)
-    shutil.copytree(REPO / "examples", folder / "examples")
-    style = folder / "acme-style"
-    style.mkdir()
-    for name, content in ACME_STYLE.items():
-        (style / name).write_text(content, encoding="utf-8")
+    """The folder as a fresh checkout has it: the bundled folders the tour reads."""
+    for name in ("examples", "rules"):
+        shutil.copytree(REPO / name, folder / name)
     bin_dir = folder / ".bin"
     bin_dir.mkdir()
     shim = bin_dir / "gpuadvisor"

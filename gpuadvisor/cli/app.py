@@ -7,10 +7,11 @@ import contextlib
 import os
 import sys
 import traceback
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
+from gpuadvisor import __version__
 from gpuadvisor.cli import (
     commands_catalog,
     commands_evidence,
@@ -36,6 +37,30 @@ app = typer.Typer(
 )
 rules_app = typer.Typer(help="Inspect, explain, lint and test the rule base.", no_args_is_help=True)
 catalog_app = typer.Typer(help="Browse and lint the GPU SKU catalog.", no_args_is_help=True)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"gpuadvisor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print gpuadvisor's version and exit (`gpuadvisor version` adds the "
+            "rules' and the catalog's).",
+        ),
+    ] = False,
+) -> None:
+    """Which GPU purchase actually fixes this workload, with the reasons."""
+
+
 app.add_typer(rules_app, name="rules")
 app.add_typer(catalog_app, name="catalog")
 

@@ -127,7 +127,7 @@ def catalog_show(
 
 def catalog_lint(catalog: CatalogOpt = None) -> None:
     """Check schema, units, sources, dated prices, status, vGPU editions, FP64 and unique
-    ids; warn on old prices (see README, "Catalog lint")."""
+    ids; warn on old prices (see docs/extending.md, "A SKU")."""
     from gpuadvisor.inputs.catalog_lint import lint_catalog, lint_warnings
 
     loaded = load_overlaid_catalog(catalog)

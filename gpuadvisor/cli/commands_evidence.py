@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from gpuadvisor.cli.options import OutputOpt
-from gpuadvisor.cli.output import emit, not_an_input
+from gpuadvisor.cli.output import emit, named_by, not_an_input
 
 
 def progress_line(elapsed_s: float, total_s: float, width: int = 30) -> str:
@@ -80,4 +80,6 @@ def import_(
     from gpuadvisor.evidence import dump_snapshot, load_evidence
 
     not_an_input(output, files)
-    emit(dump_snapshot(load_evidence(files)), output)
+    with named_by(FILE=files):
+        snapshot = load_evidence(files)
+    emit(dump_snapshot(snapshot), output)

@@ -13,7 +13,12 @@ from gpuadvisor.cli.commands_rules import load_overlaid_rules
 from gpuadvisor.cli.options import CatalogOpt, RulesOpt, SchemaName
 
 
-def schema(name: Annotated[SchemaName, typer.Argument(help="Which document.")]) -> None:
+def schema(
+    name: Annotated[
+        SchemaName,
+        typer.Argument(metavar="DOCUMENT", help="Which document: profile, host or decision."),
+    ],
+) -> None:
     """Print the JSON Schema of a document gpuadvisor reads or writes."""
     model: Any
     if name is SchemaName.profile:

@@ -12,8 +12,26 @@ from typing import Annotated, Any
 import typer
 
 from gpuadvisor.cli.options import CatalogOpt, OutputOpt, ReportFormat, RulesOpt
-from gpuadvisor.cli.output import emit, not_an_input
+from gpuadvisor.cli.output import emit, emit_report, named_by, not_an_input
 from gpuadvisor.errors import InputError
+
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace the -o file if it exists already.")
+]
+
+
+def _keep_existing(path: Path | None, command: str, option: str, force: bool) -> None:
+    """Refuse to replace an existing profile (someone's edited answers) without --force.
+
+    A regular file only: a device such as /dev/null is written through, not replaced.
+    """
+    if path is not None and not force and path.is_file():
+        raise InputError(
+            f"the file exists already; {command} does not replace it",
+            file=str(path),
+            field=option,
+            hint="add --force to replace it, or write to another file",
+        )
 
 
 def init(
@@ -25,9 +43,7 @@ def init(
         bool, typer.Option("--list", help="List the worked examples and exit.")
     ] = False,
     output: OutputOpt = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Replace the -o file if it exists already.")
-    ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Write a commented profile template, or a worked example.
 
@@ -40,14 +56,7 @@ def init(
             typer.echo(f"{name:32} {title}")
         return
     not_an_input(output, [])
-    # A regular file only: a device such as /dev/null is written through, not replaced.
-    if output is not None and not force and output.is_file():
-        raise InputError(
-            "the file exists already; init does not replace it",
-            file=str(output),
-            field="-o",
-            hint="add --force to replace it, or write to another file",
-        )
+    _keep_existing(output, "init", "-o", force)
     text = examples.example_text(example) if example else examples.template_text()
     emit(text, output)
 
@@ -147,6 +156,10 @@ def ask(
     ] = None,
     catalog: CatalogOpt = None,
     rules: RulesOpt = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace the profile file if it exists already."),
+    ] = False,
 ) -> None:
     """Build a profile by answering questions in plain language, one at a time.
 
@@ -155,6 +168,7 @@ def ask(
     ends with exit 2 naming the question). The profile goes to -o FILE (or
     --profile-out FILE), else to stdout. With --advise the report follows: on stdout,
     or in -o FILE in any --format, the profile then going to --profile-out FILE.
+    An existing profile file is never replaced without --force.
     """
     from gpuadvisor.ask import profile_document, run_interview
 
@@ -170,6 +184,17 @@ def ask(
         )
     inputs = [start] if start is not None else []
     not_an_input(profile_path, [])
+    # Before the first question: nobody answers thirty questions to be told then. The
+    # file --from read may be updated in place: naming it twice says so.
+    in_place = (
+        start is not None
+        and profile_path is not None
+        and profile_path.exists()
+        and start.exists()
+        and os.path.samefile(start, profile_path)
+    )
+    if not in_place:
+        _keep_existing(profile_path, "ask", "--profile-out" if profile_out else "-o", force)
     not_an_input(report_path, inputs)
     if profile_path is not None and report_path is not None:
         same = profile_path.resolve() == report_path.resolve() or (
@@ -188,7 +213,8 @@ def ask(
     if start is not None:
         from gpuadvisor.inputs.textio import load_document
 
-        document, text = load_document(start)
+        with named_by(**{"from": [start]}):
+            document, text = load_document(start)
     dialogue = _StdioDialogue()
     answered = run_interview(
         dialogue,
@@ -222,7 +248,7 @@ def ask(
             # hf_config is relative to the written profile, as `advise` will read it.
             sizing=size_profile(profile, output) if output is not None else None,
         )
-        emit(render(decision, report_format.value), report_path)
+        emit_report(render(decision, report_format.value), report_format.value, report_path)
 
 
 def advise(
@@ -262,11 +288,12 @@ def advise(
         raise InputError("PDF output needs a file: add -o FILE.pdf", field="--format pdf")
     not_an_input(output, [profile, *(evidence or [])])
 
-    decision = run_advise(
-        profile,
-        evidence=evidence or [],
-        catalog_overlays=catalog or [],
-        rules_overlays=rules or [],
-        sensitivity=not no_sensitivity,
-    )
-    emit(render(decision, fmt.value, template_dir=template), output)
+    with named_by(PROFILE=[profile], evidence=evidence or [], template=[template]):
+        decision = run_advise(
+            profile,
+            evidence=evidence or [],
+            catalog_overlays=catalog or [],
+            rules_overlays=rules or [],
+            sensitivity=not no_sensitivity,
+        )
+    emit_report(render(decision, fmt.value, template_dir=template), fmt.value, output)

@@ -104,7 +104,9 @@ def size(
     ] = None,
     cards: Annotated[
         list[str] | None,
-        typer.Option("--card", help="Catalog SKU to show speed bounds on (repeatable)."),
+        typer.Option(
+            "--card", metavar="SKU", help="Catalog SKU to show speed bounds on (repeatable)."
+        ),
     ] = None,
     catalog: CatalogOpt = None,
     fmt: Annotated[SizeFormat, typer.Option("--format", "-f", help="text or json.")] = (
