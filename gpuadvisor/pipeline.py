@@ -150,7 +150,8 @@ def advise_profile(
         refs = tuple(
             EvidenceRef(file=src.file, kind=src.kind, sha256=src.sha256) for src in snapshot.sources
         )
-    facts = build_facts(profile, catalog, host_values, host_sources, sizing=sizing)
+    as_of = decision_date()
+    facts = build_facts(profile, catalog, host_values, host_sources, sizing=sizing, as_of=as_of)
     return decide(
         profile,
         advisor,
@@ -161,5 +162,5 @@ def advise_profile(
         measured_gpus=gpus,
         sensitivity=sensitivity,
         evidence_conflicts=conflicts,
-        as_of=decision_date(),
+        as_of=as_of,
     )

@@ -15,7 +15,13 @@ from pathlib import Path
 PACKAGE = Path(__file__).parent.parent / "gpuadvisor"
 
 #: Shared by every layer; they import nothing above themselves.
-BASE = {"gpuadvisor", "gpuadvisor.vocabulary", "gpuadvisor.errors", "gpuadvisor.resources"}
+BASE = {
+    "gpuadvisor",
+    "gpuadvisor.vocabulary",
+    "gpuadvisor.errors",
+    "gpuadvisor.resources",
+    "gpuadvisor.clock",
+}
 
 #: Layer -> the layers it may import (besides itself and BASE).
 ALLOWED: dict[str, set[str]] = {

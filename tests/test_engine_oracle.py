@@ -24,6 +24,7 @@ from gpuadvisor.engine.facts import build_facts, derive_facts, sku_facts
 from gpuadvisor.engine.options import OPTION_SHAPES, generate_options
 from gpuadvisor.engine.ranking import rank_options
 from gpuadvisor.engine.rules import RuleBase
+from gpuadvisor.engine.suitability import meets_target, stale
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.inputs.profile import Profile, parse_profile
 from gpuadvisor.vocabulary import CLASSES
@@ -48,8 +49,9 @@ def oracle(
 ) -> tuple[str, str, str | None, int, int]:
     """(shape, class, first pick's SKU, cards bought, cards kept), from first principles:
     the policy's derived facts worked out afresh, every option judged on every card it
-    runs on, pairs ordered by jobs served, then buying nothing, then a priced pick, then
-    a data-parallel job given its cards, then keeping the host's cards, then score."""
+    runs on, pairs ordered by the latency target met, jobs served, then buying nothing,
+    then a current card before a stale one, then a priced pick, then a data-parallel job
+    given its cards, then keeping the host's cards, then score."""
     policy = rules.policy
     facts = {**facts, **derive_facts(facts, policy, catalog)}
     shape_score = dict.fromkeys(OPTION_SHAPES, 0)
@@ -88,13 +90,19 @@ def oracle(
             )
             order = (
                 top is None,
+                # A stated latency target: a pick that misses it after one that meets it.
+                top is not None and meets_target(top, facts, policy) is False,
                 -(top.jobs_served if top else 0),
                 0 if top is not None and top.count == 0 and not short else 1,
+                # A card of unknown availability, old for a long service, after a current one.
+                top is not None and stale(top, facts, policy),
                 # A pick on quote ranks after a priced one that serves as many.
                 1 if top is None or top.total_price_usd is None else 0,
                 1 if top is None or short else 0,
                 # Keeping the host's cards before throwing them away for as many jobs.
                 1 if top is None or top.action == "replace" else 0,
+                # The shape's score first: a class preference never outweighs the shape.
+                -shape_score[shape],
                 -(shape_score[shape] + class_score[gpu_class]),
                 OPTION_SHAPES.index(shape),
                 cost,

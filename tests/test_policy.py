@@ -166,3 +166,45 @@ def test_a_bad_overlay_policy_names_its_file_and_field(tmp_path: Path) -> None:
         load_rules([tmp_path])
     assert str(tmp_path / POLICY_FILE) in str(caught.value)
     assert "transient_margin" in str(caught.value)
+
+
+@pytest.mark.parametrize("example", POLICY.ranking.target_examples, ids=lambda e: e.name)
+def test_latency_target_examples(example: object) -> None:
+    from gpuadvisor.engine.policy_ranking import TargetExample
+    from gpuadvisor.sizing.speed import answer_tokens_within
+
+    assert isinstance(example, TargetExample)
+    tokens = answer_tokens_within(
+        example.latency_slo_ms, example.prefill_s, example.decode_ms_per_token / 1000
+    )
+    assert tokens == example.answer_tokens
+    assert POLICY.ranking.meets_target(tokens) is example.meets
+
+
+@pytest.mark.parametrize("example", POLICY.ranking.cost_band_examples, ids=lambda e: e.name)
+def test_cost_band_examples(example: object) -> None:
+    from gpuadvisor.engine.policy_ranking import CostBandExample
+
+    assert isinstance(example, CostBandExample)
+    assert POLICY.ranking.in_cost_band(example.cost_usd, example.cheapest_usd) is example.in_band
+
+
+@pytest.mark.parametrize("example", POLICY.ranking.stale_examples, ids=lambda e: e.name)
+def test_stale_card_examples(example: object) -> None:
+    from gpuadvisor.engine.policy_ranking import StaleExample
+
+    assert isinstance(example, StaleExample)
+    stale = POLICY.ranking.stale(
+        example.status,
+        example.launch_year,
+        example.as_of_year,
+        example.lifecycle_years,
+        example.fleet,
+    )
+    assert stale is example.stale
+
+
+def test_the_ranking_section_has_each_kind_of_example() -> None:
+    ranking = POLICY.ranking
+    assert ranking.target_examples and ranking.cost_band_examples and ranking.stale_examples
+    assert ranking.why.strip() and all(url.startswith("https://") for url in ranking.sources)

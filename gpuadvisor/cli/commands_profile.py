@@ -184,6 +184,13 @@ def ask(
         )
     inputs = [start] if start is not None else []
     not_an_input(profile_path, [])
+    document: dict[str, Any] | None = None
+    text: str | None = None
+    if start is not None:
+        from gpuadvisor.inputs.textio import load_document
+
+        with named_by(**{"from": [start]}):
+            document, text = load_document(start)
     # Before the first question: nobody answers thirty questions to be told then. The
     # file --from read may be updated in place: naming it twice says so.
     in_place = (
@@ -208,13 +215,6 @@ def ask(
                 file=str(report_path),
                 field="-o",
             )
-    document: dict[str, Any] | None = None
-    text: str | None = None
-    if start is not None:
-        from gpuadvisor.inputs.textio import load_document
-
-        with named_by(**{"from": [start]}):
-            document, text = load_document(start)
     dialogue = _StdioDialogue()
     answered = run_interview(
         dialogue,

@@ -14,14 +14,14 @@ from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
 from gpuadvisor.decision.enough import enough_of
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts, not_followed
+from gpuadvisor.decision.headline import confidence as confidence_of
+from gpuadvisor.decision.headline import headline, number_or_none
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_assumptions
 from gpuadvisor.decision.model import (
-    Capacity,
     Decision,
     EvidenceConflict,
     EvidenceRef,
-    FixFirst,
     Inputs,
     MeasuredGpu,
     Meta,
@@ -31,26 +31,22 @@ from gpuadvisor.decision.model import (
     Sensitivity,
     Sizing,
 )
+from gpuadvisor.decision.order import ranking_text
 from gpuadvisor.decision.purchase import (
     PickContext,
     capacity_of,
-    counted,
     existing_of,
     make_pick,
-    ranking_text,
-    shape_phrase,
     shown_options,
 )
 from gpuadvisor.decision.rejections import Eliminations, alternatives, rejections
 from gpuadvisor.decision.situation import engine_findings
-from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.costs import ASSUMPTIONS
-from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
-from gpuadvisor.engine.ranking import cards_wanted, short_of_cards
 from gpuadvisor.engine.sensitivity import Flip, scan
+from gpuadvisor.engine.suitability import meets_target
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import format_value
 
@@ -59,119 +55,6 @@ def _picks(shown: list[tuple[int, Option]], ctx: PickContext) -> tuple[Pick, ...
     """The shown options of a pair as picks, each why from its rank terms (``ctx``: the
     pair's)."""
     return tuple(make_pick(option, rank, ctx) for rank, option in shown)
-
-
-def _lower_first(text: str) -> str:
-    """Lower-case the first word to continue a sentence, unless it is an acronym."""
-    first = text.split(" ", 1)[0]
-    if len(first) > 1 and first.isupper():
-        return text
-    return text[:1].lower() + text[1:]
-
-
-def _reason(core: Core) -> str:
-    """The strongest fired rule behind the chosen shape or class."""
-    best: tuple[int, str] | None = None
-    for rule in core.fired:
-        effect = rule.data.effect
-        weight = max(
-            effect.shape.get(core.chosen.shape, 0), effect.class_.get(core.chosen.class_, 0)
-        )
-        if weight > 0 and (best is None or weight > best[0]):
-            best = (weight, rule.data.title)
-    return (
-        _lower_first(best[1].rstrip(".")) if best else "it meets every requirement at the best rank"
-    )
-
-
-def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | None) -> str:
-    top = core.top
-    facts = core.facts
-    if top is None:
-        return (
-            "No card in the catalog meets every requirement; see the findings for which "
-            "requirement to relax."
-        )
-    if top.count == 0:
-        wanted = _number_or_none(facts["workload.concurrent_jobs"]) or 1.0
-        need = _number_or_none(facts["workload.vram_need_gib"]) or 0.0
-        headroom = format_value(round(top.vram_per_job_gib - need, 2))
-        text = (
-            f"Buy nothing: the {top.kept} × {top.sku.name} already in the host "
-            f"{'serves' if top.kept == 1 else 'serve'} {top.jobs_served} of "
-            f"{counted(int(wanted), facts)} with {headroom} GiB of memory headroom per job "
-            f"and {'meets' if top.kept == 1 else 'meet'} every requirement."
-        )
-        if short_of_cards(top, facts):  # kept, but fewer cards than the job wants
-            built_for = cards_wanted(facts)
-            text = (
-                f"Buy nothing yet: the {top.kept} × {top.sku.name} already in the host run "
-                f"the job on {top.cards_per_job} of the {built_for} cards it is built for, "
-                f"with {headroom} GiB of memory headroom per job; the purchases that give it "
-                "more cards were excluded or ranked below keeping them."
-            )
-    else:
-        each = " each" if top.count > 1 else ""
-        verb = "Add" if top.action == "add" else "Buy"
-        if top.action == "replace":
-            verb = "Replace the cards in the host with"
-        total = top.total_price_usd
-        price = "price on quote" if total is None else f"about ${total:,.0f}"
-        text = (
-            f"{verb} {shape_phrase(top, facts)} "
-            f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
-            f"{top.sku.segment} class, {price}): {_reason(core)}."
-        )
-    if capacity is not None and capacity.shortfall:
-        text += (
-            f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
-            f"{capacity.hosts_needed} hosts like this serve all {capacity.jobs_wanted:,}."
-        )
-    if fix_first:
-        first = _lower_first(fix_first[0].title.rstrip("."))
-        more = f" and {len(fix_first) - 1} more" if len(fix_first) > 1 else ""
-        text = f"Fix first: {first}{more}. After that: {text[0].lower()}{text[1:]}"
-    return text
-
-
-def _confidence(core: Core) -> tuple[str, str | None]:
-    level, near_tie = _margin_confidence(core)
-    top = core.top
-    if level == "high" and top is not None and top.count > 0:
-        if top.total_price_usd is None:
-            return "medium", near_tie  # priced on quote: the budget was not checked
-        if top.sku.status in ("discontinued", "eol"):
-            return "medium", near_tie  # sold from remaining stock, at a price not known today
-    return level, near_tie
-
-
-def _margin_confidence(core: Core) -> tuple[str, str | None]:
-    if not core.feasible:
-        return "low", None
-    if core.runner_up is None:
-        return "high", None
-    top, runner_top = core.top, core.runner_up.ranked[0]
-    if top is not None and (
-        runner_top.jobs_served < top.jobs_served or (top.count == 0 < runner_top.count)
-    ):
-        return "high", None  # capacity decided it, not the score
-    if top is not None and runner_top.total_price_usd is None is not top.total_price_usd:
-        return "medium", None  # the runner-up's price is not known: it may be the better buy
-    if top is not None and runner_top.action == "replace" != top.action:
-        return "medium", None  # keeping the host's cards decided it, not the score
-    if (
-        top is not None
-        and short_of_cards(runner_top, core.facts)
-        and not short_of_cards(top, core.facts)
-    ):
-        return "medium", None  # giving the job its cards decided it, not the score
-    margin = core.chosen.score - core.runner_up.score
-    runner = f"{core.runner_up.shape} / {core.runner_up.class_}"
-    if margin >= 4:
-        return "high", None
-    if margin >= 2:
-        return "medium", None
-    return "low", f"{runner} scored {core.runner_up.score:+d} against {core.chosen.score:+d}"
 
 
 def describe_outcome(outcome: Outcome) -> str:
@@ -201,12 +84,6 @@ def sensitivity_entry(flip: Flip) -> Sensitivity:
             "direction": flip.direction,
         },
     )
-
-
-def _number_or_none(value: Value) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
 
 
 class Advisor:
@@ -265,7 +142,7 @@ def decide(
     engine = advisor.engine
     core = engine.run(facts.values)
     objective = str(facts.values["workload.objective"])
-    ranking = ranking_text(objective)
+    ranking = ranking_text(objective, core.facts, engine.rules.policy)
     top = core.top
     capacity = capacity_of(top, core.facts)
     book = advisor.book
@@ -275,7 +152,7 @@ def decide(
     eliminated = Eliminations()
     rejected = tuple(rejections(core, eliminated))
     findings = not_followed([*findings[:first], *more, *findings[first:]], core, rejected)
-    confidence, near_tie = _confidence(core)
+    confidence, near_tie = confidence_of(core, engine.rules.policy)
     shown = shown_options(core.chosen.ranked)
     ctx = PickContext(
         core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
@@ -301,12 +178,15 @@ def decide(
                     "shape": core.chosen.shape,
                     "class_": core.chosen.class_,
                     "gpu_count": top.count if top else 0,
-                    "headline": _headline(core, tuple(fixes), capacity),
+                    "headline": headline(core, tuple(fixes), capacity, engine.rules.policy),
                     "confidence": confidence,
                     "near_tie": near_tie,
                     "ranking": ranking,
                     "action": top.action if top is not None else _action_without_pick(core),
                     "capacity": capacity,
+                    "meets_target": (
+                        None if top is None else meets_target(top, core.facts, engine.rules.policy)
+                    ),
                     "existing": existing_of(measured_gpus, core),
                 },
             ),
@@ -331,8 +211,8 @@ def decide(
             ),
             "measured": measured_facts(facts, book),
             "gpus": measured_gpus,
-            "vram_need_gib": _number_or_none(facts.values.get("workload.vram_need_gib")),
-            "lifecycle_years": _number_or_none(facts.values.get("requirements.lifecycle_years")),
+            "vram_need_gib": number_or_none(facts.values.get("workload.vram_need_gib")),
+            "lifecycle_years": number_or_none(facts.values.get("requirements.lifecycle_years")),
             "inputs": made(
                 Inputs,
                 {
@@ -368,7 +248,7 @@ def _sizing(profile: Profile, facts: FactSet) -> Sizing:
         return made(
             Sizing,
             {
-                "vram_need_gib": _number_or_none(facts.values.get("workload.vram_need_gib")),
+                "vram_need_gib": number_or_none(facts.values.get("workload.vram_need_gib")),
                 "source": "stated",
                 "breakdown": {},
             },

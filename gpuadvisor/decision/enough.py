@@ -15,13 +15,15 @@ from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.optionset import bit_indices
 from gpuadvisor.engine.ranking import cards_wanted, performance
+from gpuadvisor.engine.suitability import meets_target, stale
 from gpuadvisor.vocabulary import format_value
 
 
 def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard | None:
     """The cheapest option that meets every requirement, serves as many jobs as the
-    recommendation and gives a data-parallel job as many of the cards it is built for,
-    and what the recommendation buys over it."""
+    recommendation, gives a data-parallel job as many of the cards it is built for, meets
+    the latency target when the recommendation does and is a current card when the
+    recommendation is, and what the recommendation buys over it."""
     top = core.top
     if top is None or top_pick is None:
         return None
@@ -35,9 +37,17 @@ def enough_of(core: Core, ctx: PickContext, top_pick: Pick | None) -> EnoughCard
     # it is built for: running it on fewer is slower, not enough.
     cards = min(top.cards_per_job, cards_wanted(ctx.facts))
     candidates = [o for o in alive if o.jobs_served >= served and o.cards_per_job >= cards]
+    # A stated latency target the recommendation meets is a requirement the cheaper
+    # option must meet too; a current card is not matched by one nobody can say is
+    # still made, for a service that must outlast it (policy [ranking]).
+    policy, facts = ctx.policy, ctx.facts
+    if meets_target(top, facts, policy):
+        candidates = [o for o in candidates if meets_target(o, facts, policy)]
+    if not stale(top, facts, policy):
+        candidates = [o for o in candidates if not stale(o, facts, policy)]
+    candidates = candidates or [top]
     cheapest = _cheapest(candidates, ctx.costs)
     pick = make_pick(cheapest, None, ctx.regroup([cheapest]))
-    facts = ctx.facts
     phrase = "buying nothing" if cheapest.count == 0 else shape_phrase(cheapest, facts)
     if cheapest.key == top.key:
         text = (

@@ -72,6 +72,11 @@ class Recommendation(_Out):
         "evidence already meet the need, buy nothing.",
     )
     capacity: Capacity | None = Field(None, description="Null when nothing can be picked.")
+    meets_target: bool | None = Field(
+        None,
+        description="Whether the recommended pick meets the stated latency target "
+        "(CONTRACT §7; null: no target, or nothing to bound it with).",
+    )
     existing: tuple[ExistingCards, ...] = Field(
         (), description="What the evidence shows in the host."
     )
@@ -198,6 +203,18 @@ class Pick(_Out):
     )
     speed: PickSpeed | None = Field(
         None, description="Decode and prefill bounds, for a language model being served."
+    )
+    meets_target: bool | None = Field(
+        None,
+        description="Whether the card's speed bound meets workload.latency_slo_ms (null: "
+        "no target, or no described language model to bound); a pick that misses ranks "
+        "after every one that meets it.",
+    )
+    availability_risk: bool = Field(
+        False,
+        description="A card whose production status nobody could source and that "
+        "launched long enough ago to be near its end, bought for a long service or a "
+        "fleet (rules/_policy.toml [ranking]): ranked after current cards.",
     )
     # -- market and catalog reality (CONTRACT §6) ------------------------------------
     status: Literal["current", "discontinued", "eol", "unknown"] = Field(

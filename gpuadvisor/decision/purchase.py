@@ -24,7 +24,15 @@ from gpuadvisor.engine.costs import CostTerms, vgpu_licence, vgpu_licence_priced
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Link, Policy
-from gpuadvisor.engine.ranking import LATENCY_BAND, RankTerms, performance_unit, rank_terms
+from gpuadvisor.engine.ranking import (
+    COST_RANKED,
+    LATENCY_BAND,
+    RankTerms,
+    performance,
+    performance_unit,
+    rank_terms,
+)
+from gpuadvisor.engine.suitability import bandwidth_bound
 from gpuadvisor.vocabulary import format_value
 
 if TYPE_CHECKING:
@@ -61,19 +69,6 @@ def units(facts: Mapping[str, Value]) -> tuple[str, str]:
 def counted(number: int, facts: Mapping[str, Value]) -> str:
     one, many = units(facts)
     return f"{number:,} {one if number == 1 else many}"
-
-
-def ranking_text(objective: str) -> str:
-    """How picks of one shape and class are ordered (engine.ranking.rank_key)."""
-    first = "most wanted jobs served, then cards already in the host before new ones"
-    if objective == "throughput":
-        return f"{first}, then most throughput per lifecycle dollar"
-    if objective == "latency":
-        return (
-            f"{first}, then the cheapest lifecycle cost among cards whose memory bandwidth "
-            f"is within {1 - LATENCY_BAND:.0%} of the fastest of the kind"
-        )
-    return f"{first}, then lowest lifecycle cost"
 
 
 def _gib(value: float) -> str:
@@ -142,6 +137,27 @@ def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> st
     parts = [f"{lead}serves {t.jobs_served}{ctx.of_wanted}"]
     if t.buys_nothing:
         parts[0] += " with the cards already in the host (nothing to buy)"
+    if t.meets_target is False:
+        parts.append(
+            f"its speed bound misses the {format_value(ctx.facts['workload.latency_slo_ms'])} "
+            "ms target: ranked after every card that meets it"
+        )
+    if t.stale:
+        parts.append(
+            f"availability unknown and launched in {option.sku.launch_year}: ranked after "
+            f"current cards for a {ctx.years}-year service"
+        )
+    if ctx.objective in COST_RANKED and t.in_cost_band:
+        merit = (
+            f"{format_value(t.bandwidth_gbs)} GB/s memory bandwidth"
+            if bandwidth_bound(ctx.facts, ctx.policy)
+            else f"{format_value(round(performance(option.sku, ctx.facts), 2))} "
+            f"{performance_unit(option.sku, ctx.facts)} per card"
+        )
+        parts.append(
+            f"lifecycle cost within {ctx.policy.ranking.cost_band:.0%} of the cheapest of "
+            f"this kind, where the faster card ranks first ({merit})"
+        )
     if ctx.objective == "throughput":
         if t.lifecycle_usd is None:
             parts.append("price on quote: ranked after the priced cards of its tier")
@@ -270,6 +286,8 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
             "vgpu_profile_gib": profile_size(ctx, option) if ctx.profiles else None,
             "memory_basis": "vgpu-profile" if ctx.profiles else "usable",
             "speed": speed,
+            "meets_target": t.meets_target,
+            "availability_risk": t.stale,
         },
     )
 

@@ -11,6 +11,7 @@ from gpuadvisor.decision.model import PickSpeed, Sizing
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.suitability import speed_cards
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.sizing.estimate import GIB, MemoryEstimate
 from gpuadvisor.sizing.speed import bytes_per_step, speed_on
@@ -316,7 +317,7 @@ def option_speed(
         # One model instance runs on one GPU of a board of several.
         bandwidth_gbs=option.sku.gpu_bandwidth_gbs,
         fp16_tflops=option.sku.fp16_tensor_tflops / option.sku.gpus_per_board,
-        cards=option.count if option.shape == "multi-gpu-model-parallel" else 1,
+        cards=speed_cards(option),
         latency_slo_ms=float(slo) if isinstance(slo, (int, float)) else None,
         architecture=option.sku.architecture,
     )

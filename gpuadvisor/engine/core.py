@@ -13,8 +13,9 @@ The procedure, in the order it runs:
 3. Each (shape, class) pair that still has options is ranked by what its first option
    serves: the most wanted jobs served first (capacity comes before preference), then
    cards already in the host that serve as many (buy nothing), then a priced pick before
-   one on quote (a price nobody knows cannot be held to the budget), then the score
-   (shape score + class score); ties go to the simpler shape, then the cheaper pick.
+   one on quote (a price nobody knows cannot be held to the budget), then the shape's
+   score, then the whole score (shape score + class score); ties go to the simpler
+   shape, then the cheaper pick (:func:`pair_order` has the whole order).
 4. Within each pair, options are ranked the same way: jobs served, buying nothing, then
    the objective's measure (:mod:`gpuadvisor.engine.ranking`).
 
@@ -38,8 +39,10 @@ from gpuadvisor.engine.facts import DERIVED_READS, derive_facts
 from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
+from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import rank_inputs, short_of_cards
 from gpuadvisor.engine.rules import Rule, RuleBase
+from gpuadvisor.engine.suitability import meets_target, stale
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
 
@@ -133,20 +136,35 @@ def _scores(fired: tuple[Rule, ...]) -> tuple[dict[Shape, int], dict[GpuClass, i
 
 
 def pair_order(
-    score: int, shape: Shape, gpu_class: GpuClass, top: Option | None, facts: Mapping[str, Value]
+    shape_score: int,
+    score: int,
+    shape: Shape,
+    gpu_class: GpuClass,
+    top: Option | None,
+    facts: Mapping[str, Value],
+    policy: Policy,
 ) -> tuple[float, ...]:
-    """Best pair first: the jobs its first option serves, then buying nothing, then a
-    priced pick before one on quote, then one that gives a data-parallel job the cards
-    it is built for, then one that keeps the cards already in the host before one that
-    replaces them, the score, the simpler shape, the cheaper pick, the class. Keeping
-    cards that give such a job fewer cards than it is built for is not buying nothing."""
+    """Best pair first: one whose first option meets the stated latency target, then the
+    jobs it serves, then buying nothing, then a card nobody could say is still made and
+    that is old for a long service after a current one, then a priced pick before one
+    on quote, then one that gives a data-parallel job the cards it is built for, then
+    one that keeps the cards already in the host before one that replaces them, then
+    the shape's score (one card or several, split or not: what the purchase is), then
+    the pair's whole score (shape and class), the simpler shape, the cheaper pick, the
+    class. So a class preference chooses among purchases of the preferred shape, and
+    never outweighs the shape: a data-center bonus does not turn two cards for two
+    jobs into one. Keeping cards that give such a job fewer cards than it is built for
+    is not buying nothing."""
     if top is None:
         return (
+            1.0,
             0.0,
             1.0,
             1.0,
             1.0,
             1.0,
+            1.0,
+            -shape_score,
             -score,
             SHAPES.index(shape),
             float("inf"),
@@ -155,11 +173,14 @@ def pair_order(
     cost = lifecycle_cost_usd(top, facts)
     short = short_of_cards(top, facts)
     return (
+        1.0 if meets_target(top, facts, policy) is False else 0.0,
         -top.jobs_served,
         0.0 if top.count == 0 and not short else 1.0,
+        1.0 if stale(top, facts, policy) else 0.0,
         1.0 if top.total_price_usd is None else 0.0,
         1.0 if short else 0.0,
         1.0 if top.action == "replace" else 0.0,
+        -shape_score,
         -score,
         SHAPES.index(shape),
         float("inf") if cost is None else cost,
@@ -200,7 +221,9 @@ def run_core(
 
     def order(pair: PairResult) -> tuple[float, ...]:
         top = pair.ranked[0] if pair.ranked else None
-        return pair_order(pair.score, pair.shape, pair.class_, top, facts)
+        return pair_order(
+            shape_scores[pair.shape], pair.score, pair.shape, pair.class_, top, facts, rules.policy
+        )
 
     feasible_pairs = sorted((p for p in pairs if p.ranked), key=order)
     if feasible_pairs:
@@ -265,14 +288,14 @@ def outcome_of(facts: Mapping[str, Value], memo: ConstraintMemo, conditions: Con
             continue  # nothing of this pair is left
         top = memo.best(pair, alive, options, facts, ranking)
         score = shape_scores[shape] + class_scores[gpu_class]
-        key = pair_order(score, shape, gpu_class, top, facts)
+        key = pair_order(shape_scores[shape], score, shape, gpu_class, top, facts, memo.policy)
         if best is None or key < best[0]:
             best = (key, shape, gpu_class, top)
     if best is None:
         # Nothing alive anywhere: the order alone decides, as in run_core.
         for shape, gpu_class in PAIRS:
             score = shape_scores[shape] + class_scores[gpu_class]
-            key = pair_order(score, shape, gpu_class, None, facts)
+            key = pair_order(shape_scores[shape], score, shape, gpu_class, None, facts, memo.policy)
             if best is None or key < best[0]:
                 best = (key, shape, gpu_class, None)
     assert best is not None

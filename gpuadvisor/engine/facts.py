@@ -7,13 +7,15 @@ already derived, so this module stays free of any parsing.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gpuadvisor.clock import report_date
 from gpuadvisor.engine.capacity import MIB_PER_GIB, catalog_match, existing_usable_gib
 from gpuadvisor.engine.expr import Value
-from gpuadvisor.engine.factspec import HOST_FACTS, sku_fact_specs
+from gpuadvisor.engine.factspec import HOST_FACTS, SIZING_FACTS, sku_fact_specs
 from gpuadvisor.engine.namelist import name_list
 from gpuadvisor.engine.policy import Policy, bundled_policy
 from gpuadvisor.inputs.catalog import Catalog, Sku
@@ -78,14 +80,37 @@ def isv_facts(profile: Profile, catalog: Catalog) -> dict[str, Value]:
     }
 
 
-def catalog_facts(catalog: Catalog) -> dict[str, Value]:
+def catalog_facts(catalog: Catalog, as_of: dt.date | None = None) -> dict[str, Value]:
     largest = catalog.largest_vram_gib
+    if as_of is None:
+        as_of = dt.date.fromisoformat(report_date())
     return {
         "catalog.max_vram_gib": largest.get("", 0.0),
         "catalog.max_consumer_vram_gib": largest.get("consumer", 0.0),
         "catalog.max_professional_vram_gib": largest.get("professional", 0.0),
         "catalog.approved_list_active": catalog.approved_list_active,
+        "catalog.as_of_year": as_of.year,
     }
+
+
+def sizing_facts(estimate: MemoryEstimate | None) -> dict[str, Value]:
+    """The card-independent part of the described model's speed bounds (null for work
+    that is not language-model serving)."""
+    inputs = None
+    if estimate is not None:
+        from gpuadvisor.sizing.speed import speed_inputs
+
+        inputs = speed_inputs(estimate)
+    if inputs is None:
+        return dict.fromkeys(_SIZING_NAMES)
+    return {
+        "workload.decode_gb_per_step": inputs.bytes_per_step / 1e9,
+        "workload.prefill_tflop": inputs.prefill_flops / 1e12,
+        "workload.prefill_fp8": inputs.fp8,
+    }
+
+
+_SIZING_NAMES = tuple(spec.name for spec in SIZING_FACTS)
 
 
 _EMPTY_HOST: dict[str, Value] = {spec.name: None for spec in HOST_FACTS}
@@ -184,10 +209,12 @@ def build_facts(
     host_sources: Mapping[str, tuple[str, ...]] | None = None,
     policy: Policy | None = None,
     sizing: MemoryEstimate | None = None,
+    as_of: dt.date | None = None,
 ) -> FactSet:
+    """The facts of a decision; ``as_of`` is its date (default: :func:`report_date`)."""
     values = profile_facts(profile)
     sources = dict.fromkeys(values, "profile")
-    found = catalog_facts(catalog)
+    found = catalog_facts(catalog, as_of)
     values.update(found)
     sources.update(dict.fromkeys(found, "catalog"))
     found = isv_facts(profile, catalog)
@@ -203,6 +230,9 @@ def build_facts(
     for name, files in (host_sources or {}).items():
         sources[name] = ", ".join(files)
     estimate = _sizing_of(profile, sizing)
+    found = sizing_facts(estimate)
+    values.update(found)
+    sources.update(dict.fromkeys(found, DERIVED_SOURCE))
     if estimate is not None and profile.workload.vram_need_gib is None:
         values["workload.vram_need_gib"] = round(estimate.total_gib, 2)
         sources["workload.vram_need_gib"] = DERIVED_SOURCE

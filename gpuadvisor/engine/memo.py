@@ -31,7 +31,7 @@ from gpuadvisor.engine.options import (
 )
 from gpuadvisor.engine.optionset import BOUGHT, KEPT, Block, OptionSet, Rows, bit_indices
 from gpuadvisor.engine.policy import Policy
-from gpuadvisor.engine.ranking import group_fastest, rank_key
+from gpuadvisor.engine.ranking import group_bounds, rank_key
 from gpuadvisor.engine.rules import Rule
 from gpuadvisor.inputs.catalog import Catalog
 
@@ -106,7 +106,7 @@ class ConstraintMemo:
         #: distinct option (:class:`OptionMaker`), so equal options are the same object.
         self._blocks_by_options: dict[tuple[Option, ...], Block] = {}
         self._sets_by_blocks: dict[tuple[Block, ...], OptionSet] = {}
-        #: Rank keys by ranking facts and fastest card, then by option key.
+        #: Rank keys by ranking facts and group bounds, then by option key.
         self._rank_keys: dict[tuple[object, ...], dict[str, tuple[tuple[float, ...], str]]] = {}
         self._made = OptionMaker()
         #: Usable memory of every SKU, with ECC wanted and without.
@@ -262,13 +262,14 @@ class ConstraintMemo:
     ) -> Callable[[int], tuple[tuple[float, ...], str]]:
         """The rank key of option ``i`` among those of ``indices``. A key depends on the
         option (whose ``key`` names every value it is made of), the ranking facts and
-        the group's fastest card alone, so keys are kept by those: re-runs, and other
-        plans that make the same options, rank from remembered keys."""
+        the group's bounds (fastest card, cheapest cost) alone, so keys are kept by
+        those: re-runs, and other plans that make the same options, rank from
+        remembered keys."""
         group = [options.options[i] for i in indices]
-        fastest = group_fastest(group)
-        keys = self._rank_keys.get((ranking, fastest))
+        fastest, cheapest = group_bounds(group, facts)
+        keys = self._rank_keys.get((ranking, fastest, cheapest))
         if keys is None:
-            keys = self._rank_keys[(ranking, fastest)] = {}
+            keys = self._rank_keys[(ranking, fastest, cheapest)] = {}
             self._size += 1
         made: list[Callable[[Option], tuple[tuple[float, ...], str]]] = []
         every = options.options
@@ -278,7 +279,9 @@ class ConstraintMemo:
             found = keys.get(option.key)
             if found is None:
                 if not made:
-                    made.append(rank_key(group, facts, self.policy, fastest=fastest))
+                    made.append(
+                        rank_key(group, facts, self.policy, fastest=fastest, cheapest=cheapest)
+                    )
                 found = keys[option.key] = made[0](option)
                 self._size += 1
             return found

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gpuadvisor.engine.policy_ranking import RankingPolicy
 from gpuadvisor.errors import InputError
 from gpuadvisor.inputs.textio import load_document
 from gpuadvisor.inputs.validation import input_error
@@ -176,6 +177,7 @@ class Policy(_Strict):
     power: PowerPolicy
     data_parallel: DataParallelPolicy
     slots: SlotsPolicy
+    ranking: RankingPolicy
 
     # -- memory ---------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from gpuadvisor.engine.costs import CostTerms, vgpu_required
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Link, Policy
+from gpuadvisor.engine.suitability import answer_tokens, bandwidth_bound, stale
 from gpuadvisor.inputs.catalog import Sku
 
 #: Within the latency ranking, cards whose memory bandwidth is at least this share of the
@@ -41,6 +42,14 @@ RANK_READS = (
     "workload.parallelism",
     "workload.gpus_per_job",
     "workload.needs_fp64",
+    # a latency target against the described model's speed bounds
+    "workload.latency_slo_ms",
+    "workload.decode_gb_per_step",
+    "workload.prefill_tflop",
+    "workload.prefill_fp8",
+    # a card of unknown availability too old for a long service
+    "requirements.fleet_homogeneity",
+    "catalog.as_of_year",
 )
 
 #: Facts a rank key reads only in one case: the power budgets when cards may be power
@@ -148,15 +157,19 @@ class RankTerms:
     with the same numbers."""
 
     __slots__ = (
+        "answer_tokens",
         "bandwidth_gbs",
         "buys_nothing",
         "fastest_gbs",
         "in_band",
+        "in_cost_band",
         "jobs_served",
         "lifecycle_usd",
         "link",
+        "meets_target",
         "power_cut",
         "scaling_kept",
+        "stale",
         "throughput",
     )
 
@@ -172,6 +185,10 @@ class RankTerms:
         power_cut: float,
         scaling_kept: float | None,
         link: Link | None,
+        answer_tokens: int | None = None,
+        meets_target: bool | None = None,
+        stale: bool = False,
+        in_cost_band: bool = False,
     ) -> None:
         self.jobs_served = jobs_served
         self.buys_nothing = buys_nothing
@@ -184,6 +201,13 @@ class RankTerms:
         self.power_cut = power_cut
         self.scaling_kept = scaling_kept
         self.link: Link | None = link
+        #: Answer tokens within the latency target (None: no target or no bound).
+        self.answer_tokens = answer_tokens
+        self.meets_target = meets_target
+        #: A card of unknown availability, old for a long service (policy [ranking]).
+        self.stale = stale
+        #: Lifecycle cost within the policy's band of the group's cheapest.
+        self.in_cost_band = in_cost_band
 
     def values(self) -> tuple[object, ...]:
         """Every number, in the order of the constructor's arguments."""
@@ -198,6 +222,10 @@ class RankTerms:
             self.power_cut,
             self.scaling_kept,
             self.link,
+            self.answer_tokens,
+            self.meets_target,
+            self.stale,
+            self.in_cost_band,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -228,11 +256,13 @@ def rank_terms(
     policy: Policy,
     *,
     fastest: float | None = None,
+    cheapest: float | None = None,
 ) -> Callable[[Option], RankTerms]:
     """The terms of each option of this group (read once for the group). The group
-    counts only through its fastest card (``fastest``, when already known)."""
+    counts only through its fastest card and its cheapest lifecycle cost (``fastest``
+    and ``cheapest``, when already known: :func:`group_bounds`)."""
     if fastest is None:
-        fastest = group_fastest(options)
+        fastest, cheapest = group_bounds(options, facts)
     costs = CostTerms(facts)
     sync_heavy = facts.get("workload.sync_heavy") is True
 
@@ -245,6 +275,8 @@ def rank_terms(
             scaling = policy.scaling_kept(link, sync_heavy)
         speed = policy.speed_kept(cut) if cut else 1.0  # full speed without a limit
         width = bandwidth(option)
+        tokens = answer_tokens(option, facts)
+        lifecycle = costs.lifecycle_usd(option)
         return RankTerms(
             jobs_served=option.jobs_served,
             buys_nothing=option.count == 0,
@@ -252,18 +284,41 @@ def rank_terms(
             fastest_gbs=fastest,
             in_band=width >= LATENCY_BAND * fastest,
             throughput=_throughput(option, facts, speed, scaling or 1.0),
-            lifecycle_usd=costs.lifecycle_usd(option),
+            lifecycle_usd=lifecycle,
             power_cut=cut,
             scaling_kept=scaling,
             link=link,
+            answer_tokens=tokens,
+            meets_target=None if tokens is None else policy.ranking.meets_target(tokens),
+            stale=stale(option, facts, policy),
+            in_cost_band=(
+                cheapest is not None
+                and lifecycle is not None
+                and policy.ranking.in_cost_band(lifecycle, cheapest)
+            ),
         )
 
     return terms
 
 
 def group_fastest(options: list[Option]) -> float:
-    """The fastest memory bandwidth of a group: all a rank key reads of the group."""
+    """The fastest memory bandwidth of a group."""
     return max((bandwidth(o) for o in options), default=0.0)
+
+
+#: Objectives ranked by lifecycle cost, where a cost band lets the faster card win.
+COST_RANKED = ("correctness", "fleet-simplicity")
+
+
+def group_bounds(options: list[Option], facts: Mapping[str, Value]) -> tuple[float, float | None]:
+    """All a rank key reads of its group: the fastest memory bandwidth, and for the
+    objectives ranked by cost, the cheapest priced lifecycle cost (else None)."""
+    cheapest: float | None = None
+    if facts.get("workload.objective") in COST_RANKED:
+        costs = CostTerms(facts)
+        priced = [c for o in options if (c := costs.lifecycle_usd(o)) is not None]
+        cheapest = min(priced, default=None)
+    return group_fastest(options), cheapest
 
 
 def rank_key(
@@ -272,12 +327,17 @@ def rank_key(
     policy: Policy,
     *,
     fastest: float | None = None,
+    cheapest: float | None = None,
 ) -> Callable[[Option], tuple[tuple[float, ...], str]]:
     """The sort key of :func:`rank_options` for this group of options: a function of
-    the option, the facts of :data:`RANK_READS` and the group's fastest card alone."""
+    the option, the facts of :data:`RANK_READS` and the group's bounds alone
+    (:func:`group_bounds`: pass both or neither)."""
     objective = facts["workload.objective"]
-    terms_of = rank_terms(options, facts, policy, fastest=fastest)
+    if fastest is None:
+        fastest, cheapest = group_bounds(options, facts)
+    terms_of = rank_terms(options, facts, policy, fastest=fastest, cheapest=cheapest)
     wanted_cards = cards_wanted(facts)
+    by_bandwidth = bandwidth_bound(facts, policy)
 
     def key(option: Option) -> tuple[tuple[float, ...], str]:
         t = terms_of(option)
@@ -287,7 +347,10 @@ def rank_key(
         # A split model on the fewest cards that hold it: fewer exchanges per step.
         split = float(option.cards) if option.shape == "multi-gpu-model-parallel" else 0.0
         nothing = t.buys_nothing and not short
-        first = (-t.jobs_served, 0.0 if nothing else 1.0, split)
+        # A stated latency target decides before capacity: an option that misses it is
+        # never first while one that meets it is left.
+        misses = 1.0 if t.meets_target is False else 0.0
+        first = (misses, -t.jobs_served, 0.0 if nothing else 1.0, float(t.stale), split)
         tail = f"{option.sku.id}:{option.count}:{option.kept}"
         cost = t.lifecycle_usd
         if cost is None:
@@ -298,7 +361,10 @@ def rank_key(
         if objective == "latency":
             slow = 0.0 if t.in_band else 1.0
             return (*first, slow, 0.0, short, cost, -t.bandwidth_gbs), tail
-        return (*first, 0.0, short, cost, -option.sku.vram_gib), tail
+        if t.in_cost_band:  # costs this close tie: the faster card first
+            merit = t.bandwidth_gbs if by_bandwidth else t.throughput
+            return (*first, 0.0, short, 0.0, -merit, cost, -option.sku.vram_gib), tail
+        return (*first, 0.0, short, 1.0, 0.0, cost, -option.sku.vram_gib), tail
 
     return key
 

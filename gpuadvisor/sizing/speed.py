@@ -66,6 +66,57 @@ def bytes_per_step(estimate: MemoryEstimate) -> float | None:
     return weights + kv
 
 
+@dataclass(frozen=True)
+class SpeedInputs:
+    """What a model instance's speed bounds depend on, card aside: the engine ranks cards
+    against a latency target from these (as ``workload.*`` facts), the report phrases
+    :func:`speed_on`'s bound from the same numbers."""
+
+    bytes_per_step: float
+    """Bytes one decode step reads (active weights and every sequence's KV cache)."""
+    prefill_flops: float
+    """FLOPs to read one prompt as long as the whole context."""
+    prompt_tokens: int
+    sequences: int
+    fp8: bool
+    """The model computes in FP8 (twice the FP16 rate on cards with FP8 tensor cores)."""
+
+
+def speed_inputs(estimate: MemoryEstimate) -> SpeedInputs | None:
+    """The card-independent part of the bounds, or None when this is not language-model
+    serving."""
+    step = bytes_per_step(estimate)
+    arch = estimate.facts.arch
+    if step is None or arch is None:
+        return None
+    model = estimate.model
+    prompt = model.context_tokens
+    per_token = constants().speed.flops_per_param_per_token * estimate.facts.active_params
+    # Attention over a causal prompt: each token attends to half the prompt on average.
+    per_token += 2.0 * arch.layers * (prompt / 2) * arch.q_dim
+    return SpeedInputs(
+        bytes_per_step=step,
+        prefill_flops=per_token * prompt,
+        prompt_tokens=prompt,
+        sequences=model.concurrent_sequences,
+        fp8=model.precision == "fp8",
+    )
+
+
+def compute_tflops(fp16_tflops: float, architecture: str, fp8: bool) -> float:
+    """The dense tensor rate a prefill runs at: FP16, or FP8's on cards that have it."""
+    speed = constants().speed
+    if fp8 and architecture in speed.fp8_architectures:
+        return fp16_tflops * speed.fp8_speedup  # FP8 tensor cores
+    return fp16_tflops
+
+
+def answer_tokens_within(latency_slo_ms: float, prefill_s: float, decode_s: float) -> int:
+    """Answer tokens that fit in the target after a full-length prompt (0: the prompt
+    alone takes longer)."""
+    return max(0, int((latency_slo_ms / 1000 - prefill_s) / decode_s))
+
+
 def speed_on(
     estimate: MemoryEstimate,
     *,
@@ -82,32 +133,23 @@ def speed_on(
     An FP8 model on a card of ``architecture`` with FP8 tensor cores computes at the FP8
     rate (``fp8_speedup`` times the FP16 one, sizing constants).
     """
-    step = bytes_per_step(estimate)
-    arch = estimate.facts.arch
-    if step is None or arch is None or bandwidth_gbs <= 0 or fp16_tflops <= 0:
+    inputs = speed_inputs(estimate)
+    if inputs is None or bandwidth_gbs <= 0 or fp16_tflops <= 0:
         return None
-    model = estimate.model
-    seconds = step / (bandwidth_gbs * 1e9 * cards)
-    prompt = model.context_tokens
-    per_token = constants().speed.flops_per_param_per_token * estimate.facts.active_params
-    # Attention over a causal prompt: each token attends to half the prompt on average.
-    per_token += 2.0 * arch.layers * (prompt / 2) * arch.q_dim
-    speed = constants().speed
-    tflops = fp16_tflops
-    if model.precision == "fp8" and architecture in speed.fp8_architectures:
-        tflops *= speed.fp8_speedup  # FP8 tensor cores
-    prefill = per_token * prompt / (tflops * 1e12 * cards)
+    seconds = inputs.bytes_per_step / (bandwidth_gbs * 1e9 * cards)
+    tflops = compute_tflops(fp16_tflops, architecture, inputs.fp8)
+    prefill = inputs.prefill_flops / (tflops * 1e12 * cards)
     within = None
     if latency_slo_ms is not None:
-        within = max(0, int((latency_slo_ms / 1000 - prefill) / seconds))
+        within = answer_tokens_within(latency_slo_ms, prefill, seconds)
     return SpeedBound(
         cards=cards,
-        sequences=model.concurrent_sequences,
-        prompt_tokens=prompt,
-        bytes_per_step=step,
+        sequences=inputs.sequences,
+        prompt_tokens=inputs.prompt_tokens,
+        bytes_per_step=inputs.bytes_per_step,
         decode_ms_per_token=seconds * 1000.0,
         decode_tokens_per_s=1.0 / seconds,
-        decode_tokens_per_s_total=model.concurrent_sequences / seconds,
+        decode_tokens_per_s_total=inputs.sequences / seconds,
         prefill_s=prefill,
         answer_tokens_within_slo=within,
     )

@@ -29,6 +29,7 @@ __all__ = [
     "FACTS_BY_NAME",
     "HOST_FACTS",
     "OPTION_FACTS",
+    "SIZING_FACTS",
     "SKU_DERIVED_FACTS",
     "FactSpec",
     "Scope",
@@ -112,6 +113,42 @@ CATALOG_FACTS: tuple[FactSpec, ...] = (
         "An overlay restricts picks to approved SKUs.",
         source="catalog",
     ),
+    FactSpec(
+        "catalog.as_of_year",
+        "number",
+        "The year of the decision's date (SOURCE_DATE_EPOCH, else today): card ages are "
+        "counted to it.",
+        source="catalog",
+    ),
+)
+
+#: What a language model's speed bounds depend on, card aside (``sizing.speed``), from
+#: the model the profile describes; null for other work.
+SIZING_FACTS: tuple[FactSpec, ...] = (
+    FactSpec(
+        "workload.decode_gb_per_step",
+        "number",
+        "Bytes one decode step of the described model reads (active weights and every "
+        "sequence's KV cache), in GB.",
+        "GB",
+        nullable=True,
+        source="sizing",
+    ),
+    FactSpec(
+        "workload.prefill_tflop",
+        "number",
+        "Compute to read one prompt as long as the whole context, in TFLOP.",
+        "TFLOP",
+        nullable=True,
+        source="sizing",
+    ),
+    FactSpec(
+        "workload.prefill_fp8",
+        "bool",
+        "The described model computes in FP8 (the FP8 tensor rate on cards that have it).",
+        nullable=True,
+        source="sizing",
+    ),
 )
 
 
@@ -152,6 +189,7 @@ def _profile_facts() -> list[FactSpec]:
 ALL_FACTS: tuple[FactSpec, ...] = (
     *_profile_facts(),
     *DERIVED_FACTS,
+    *SIZING_FACTS,
     *HOST_FACTS,
     *CATALOG_FACTS,
     *OPTION_FACTS,

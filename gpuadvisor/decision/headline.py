@@ -1,0 +1,181 @@
+"""The recommendation's headline and its confidence: what to buy in one sentence a buyer
+can quote, with the caveats that change what they do (a shortfall, a target no card
+meets, a card nobody can say is still made, something to fix first), and how sure the
+engine is (the margin over the runner-up, less where a price, a market status or a
+target was not held)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gpuadvisor.decision.model import Capacity, FixFirst
+from gpuadvisor.decision.purchase import counted, shape_phrase
+from gpuadvisor.decision.words import memory_words
+from gpuadvisor.engine.core import Core
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.policy import Policy
+from gpuadvisor.engine.ranking import cards_wanted, short_of_cards
+from gpuadvisor.engine.suitability import meets_target, stale
+from gpuadvisor.vocabulary import format_value
+
+
+def number_or_none(value: Value) -> float | None:
+    """A fact's number, or None when it is not one."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _lower_first(text: str) -> str:
+    """Lower-case the first word to continue a sentence, unless it is an acronym."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first.isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def _reason(core: Core) -> str:
+    """The strongest fired rule behind the chosen shape or class."""
+    best: tuple[int, str] | None = None
+    for rule in core.fired:
+        effect = rule.data.effect
+        weight = max(
+            effect.shape.get(core.chosen.shape, 0), effect.class_.get(core.chosen.class_, 0)
+        )
+        if weight > 0 and (best is None or weight > best[0]):
+            best = (weight, rule.data.title)
+    return (
+        _lower_first(best[1].rstrip(".")) if best else "it meets every requirement at the best rank"
+    )
+
+
+def headline(
+    core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | None, policy: Policy
+) -> str:
+    top = core.top
+    facts = core.facts
+    if top is None:
+        return (
+            "No card in the catalog meets every requirement; see the findings for which "
+            "requirement to relax."
+        )
+    if top.count == 0:
+        wanted = number_or_none(facts["workload.concurrent_jobs"]) or 1.0
+        need = number_or_none(facts["workload.vram_need_gib"]) or 0.0
+        headroom = format_value(round(top.vram_per_job_gib - need, 2))
+        text = (
+            f"Buy nothing: the {top.kept} × {top.sku.name} already in the host "
+            f"{'serves' if top.kept == 1 else 'serve'} {top.jobs_served} of "
+            f"{counted(int(wanted), facts)} with {headroom} GiB of memory headroom per job "
+            f"and {'meets' if top.kept == 1 else 'meet'} every requirement."
+        )
+        if short_of_cards(top, facts):  # kept, but fewer cards than the job wants
+            built_for = cards_wanted(facts)
+            text = (
+                f"Buy nothing yet: the {top.kept} × {top.sku.name} already in the host run "
+                f"the job on {top.cards_per_job} of the {built_for} cards it is built for, "
+                f"with {headroom} GiB of memory headroom per job; the purchases that give it "
+                "more cards were excluded or ranked below keeping them."
+            )
+    else:
+        each = " each" if top.count > 1 else ""
+        verb = "Add" if top.action == "add" else "Buy"
+        if top.action == "replace":
+            verb = "Replace the cards in the host with"
+        total = top.total_price_usd
+        price = "price on quote" if total is None else f"about ${total:,.0f}"
+        text = (
+            f"{verb} {shape_phrase(top, facts)} "
+            f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
+            f"{top.sku.segment} class, {price}): {_reason(core)}."
+        )
+    text += _target_words(top, facts, policy) + _availability_words(top, facts, policy)
+    if capacity is not None and capacity.shortfall:
+        text += (
+            f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
+            f"{capacity.hosts_needed} hosts like this serve all {capacity.jobs_wanted:,}."
+        )
+    if fix_first:
+        first = _lower_first(fix_first[0].title.rstrip("."))
+        more = f" and {len(fix_first) - 1} more" if len(fix_first) > 1 else ""
+        text = f"Fix first: {first}{more}. After that: {text[0].lower()}{text[1:]}"
+    return text
+
+
+def _target_words(top: Option, facts: Mapping[str, Value], policy: Policy) -> str:
+    """What the headline says of a stated latency target no card meets (a card that meets
+    it ranks first, so a pick that misses it means none does)."""
+    if meets_target(top, facts, policy) is not False:
+        return ""
+    target = format_value(facts["workload.latency_slo_ms"])
+    least = policy.ranking.min_answer_tokens
+    leaves = "no answer token" if least == 1 else f"fewer than {least:,} answer tokens"
+    return (
+        f" No card that meets the other requirements meets the {target} ms target: even "
+        f"this one's speed bound leaves {leaves} after a full-length prompt; shorten "
+        "the context, serve fewer conversations at once, use a smaller or more quantised "
+        "model, or relax the target."
+    )
+
+
+def _availability_words(top: Option, facts: Mapping[str, Value], policy: Policy) -> str:
+    """A stale pick (it ranks after current cards, so none meets the need) in a sentence."""
+    if not stale(top, facts, policy):
+        return ""
+    return (
+        f" No current card meets every requirement: this one launched in "
+        f"{top.sku.launch_year} and nobody could say it is still made; ask the supplier "
+        "for stock and spares over the whole service life before ordering."
+    )
+
+
+def confidence(core: Core, policy: Policy) -> tuple[str, str | None]:
+    level, near_tie = _margin_confidence(core)
+    top = core.top
+    if top is not None and meets_target(top, core.facts, policy) is False:
+        return "low", near_tie  # no card meets the stated target (it would rank first)
+    if level == "high" and top is not None and top.count > 0:
+        if top.total_price_usd is None:
+            return "medium", near_tie  # priced on quote: the budget was not checked
+        if top.sku.status in ("discontinued", "eol"):
+            return "medium", near_tie  # sold from remaining stock, at a price not known today
+        if stale(top, core.facts, policy):
+            return "medium", near_tie  # nobody could say it is still made, for a long service
+    return level, near_tie
+
+
+def _margin_confidence(core: Core) -> tuple[str, str | None]:
+    if not core.feasible:
+        return "low", None
+    if core.runner_up is None:
+        return "high", None
+    top, runner_top = core.top, core.runner_up.ranked[0]
+    if top is not None and (
+        runner_top.jobs_served < top.jobs_served or (top.count == 0 < runner_top.count)
+    ):
+        return "high", None  # capacity decided it, not the score
+    if top is not None and runner_top.total_price_usd is None is not top.total_price_usd:
+        return "medium", None  # the runner-up's price is not known: it may be the better buy
+    if top is not None and runner_top.action == "replace" != top.action:
+        return "medium", None  # keeping the host's cards decided it, not the score
+    if (
+        top is not None
+        and short_of_cards(runner_top, core.facts)
+        and not short_of_cards(top, core.facts)
+    ):
+        return "medium", None  # giving the job its cards decided it, not the score
+    chosen, runner_up = core.chosen, core.runner_up
+    runner = f"{runner_up.shape} / {runner_up.class_}"
+    if chosen.shape != runner_up.shape:  # the shape's score decided (engine.core.pair_order)
+        mine, theirs = core.shape_scores[chosen.shape], core.shape_scores[runner_up.shape]
+        against = f"{runner_up.shape} scored {theirs:+d} against {mine:+d} for {chosen.shape}"
+    else:
+        mine, theirs = chosen.score, runner_up.score
+        against = f"{runner} scored {theirs:+d} against {mine:+d}"
+    margin = mine - theirs
+    if margin >= 4:
+        return "high", None
+    if margin >= 2:
+        return "medium", None
+    return "low", against
