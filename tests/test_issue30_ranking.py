@@ -9,15 +9,18 @@ bundled catalog (the cards are the point)."""
 from __future__ import annotations
 
 import re
-import tomllib
 
 import pytest
 
-from gpuadvisor.decision.model import Decision
 from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.inputs.catalog import Catalog, load_catalog
 
 from .conftest import REPO
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
 from .test_decide import advise_text
 
 
@@ -113,9 +116,7 @@ def test_bandwidth_bound_work_is_not_sold_half_the_bandwidth_for_the_electricity
     decision = advise_text(example("cfd-double-precision"), catalog, rulebase)
     top = decision.picks[0]
     assert top.sku == "h100-nvl"
-    assert "within 5% of the cheapest of this kind, where the faster card ranks first" in (
-        top.why
-    )
+    assert "within 5% of the cheapest of this kind, where the faster card ranks first" in (top.why)
     assert "(the more memory bandwidth first)" in decision.recommendation.ranking
     others = [p for p in decision.picks[1:] if p.sku == "h100-pcie"]
     assert all(p.memory_bandwidth_gbs < top.memory_bandwidth_gbs for p in others)
@@ -203,9 +204,7 @@ def test_a_2021_card_of_unknown_status_does_not_win_a_five_year_fleet(
     assert not top.availability_risk
     stale = [p for p in decision.picks if p.availability_risk]
     assert all("ranked after current cards for a 5-year service" in p.why for p in stale)
-    assert "current cards before ones of unknown availability" in (
-        decision.recommendation.ranking
-    )
+    assert "current cards before ones of unknown availability" in (decision.recommendation.ranking)
 
 
 def test_a_short_project_may_still_buy_the_older_card(catalog: Catalog, rulebase: RuleBase) -> None:
