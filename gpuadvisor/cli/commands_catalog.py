@@ -126,16 +126,25 @@ def catalog_show(
 
 
 def catalog_lint(catalog: CatalogOpt = None) -> None:
-    """Check schema, units, sources, dated prices, status, vGPU editions, FP64 and unique
-    ids; warn on old prices (see README, "Catalog lint")."""
-    from gpuadvisor.inputs.catalog_lint import lint_catalog, lint_warnings
+    """Check schema, units, sources, dated prices, status, vGPU editions, FP64, video and
+    display figures, accessories and unique ids; warn on old prices and undated statuses.
+    A warning reviewed in an entry's [lint] table prints as a note with its reason (see
+    docs/extending.md, "A SKU")."""
+    from gpuadvisor.inputs.catalog_lint import lint_catalog, review_warnings
 
     loaded = load_overlaid_catalog(catalog)
     problems = lint_catalog(loaded)
-    for warning in lint_warnings(loaded):
-        typer.echo(f"warning: {warning}", err=True)
+    warnings = review_warnings(loaded)
+    for warning in warnings:
+        if warning.reason is None:
+            typer.echo(f"warning: {warning}", err=True)
+        else:
+            typer.echo(f"note: {warning} (reviewed: {warning.reason})", err=True)
     for problem in problems:
         typer.echo(problem, err=True)
+    open_count = sum(1 for w in warnings if w.reason is None)
+    tally = f"{open_count} warning(s), {len(warnings) - open_count} reviewed"
+    entries = f"{len(loaded.skus)} SKUs and {len(loaded.accessories)} accessories"
     if problems:
-        raise InputError(f"{len(problems)} problem(s) in {len(loaded.skus)} SKUs")
-    typer.echo(f"{len(loaded.skus)} SKUs, all sourced and well-formed")
+        raise InputError(f"{len(problems)} problem(s) in {entries}; {tally}")
+    typer.echo(f"{entries}, all sourced and well-formed; {tally}")
