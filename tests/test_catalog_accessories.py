@@ -115,7 +115,7 @@ def test_an_accessory_for_an_unknown_sku_is_refused_with_its_line(base: Path) ->
 def test_an_accessory_named_unlike_its_file_is_refused(base: Path) -> None:
     path = write_accessory(base, "one")
     path.rename(path.with_name("two.toml"))
-    with pytest.raises(InputError, match="name the file one.toml"):
+    with pytest.raises(InputError, match=r"name the file one\.toml"):
         load_catalog(base=base)
 
 

@@ -502,3 +502,11 @@ def test_video_figures_may_be_unknown(tmp_path: Path) -> None:
     sku = load_catalog(base=tmp_path).get("unknowns")
     assert (sku.nvdec, sku.av1_decode, sku.displays_4k60, sku.displays_8k60) == (None,) * 4
     assert lint(tmp_path) == []
+
+
+def test_catalog_show_lists_reviewed_warnings(cli: Any, tmp_path: Path) -> None:
+    write_sku(tmp_path, "aged", price_date=AGED, lint={"price-age": WHY})
+    result = cli("catalog", "show", "aged", "--catalog", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert f"reviewed lint warning price-age: {WHY}" in result.stdout
+    assert "\nlint " not in result.stdout

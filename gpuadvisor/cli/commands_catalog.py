@@ -112,6 +112,7 @@ def catalog_show(
     cite = data.pop("cite")
     disputes = data.pop("disputes")
     weak = data.pop("weak_sources")
+    reviewed = data.pop("lint")
     certified = data.pop("certified_for")
     for key, value in data.items():
         note = f"   [{cite[key]}]" if key in cite else ""
@@ -123,6 +124,8 @@ def catalog_show(
         typer.echo(f"dispute on {key}: {text}")
     for key, text in weak.items():
         typer.echo(f"weak source for {key}: {text}")
+    for code, text in reviewed.items():
+        typer.echo(f"reviewed lint warning {code}: {text}")
 
 
 def catalog_lint(catalog: CatalogOpt = None) -> None:
