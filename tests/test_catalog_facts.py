@@ -292,6 +292,11 @@ OPTIONAL_KEYS = frozenset(
         "status_date",
         "status_source",
         "nvenc",
+        "nvdec",
+        "av1_decode",
+        "displays_4k60",
+        "displays_8k60",
+        "lint",
         "vgpu_editions_unverified",
         "certified_for",
         "weak_sources",
@@ -301,7 +306,17 @@ OPTIONAL_KEYS = frozenset(
     }
 )
 #: Optional values that, where present, cite their source like the decision fields.
-OPTIONAL_CITED = frozenset({"usable_vram_mib", "gpus_per_board", "vgpu_profiles_gib"})
+OPTIONAL_CITED = frozenset(
+    {
+        "usable_vram_mib",
+        "gpus_per_board",
+        "vgpu_profiles_gib",
+        "nvdec",
+        "av1_decode",
+        "displays_4k60",
+        "displays_8k60",
+    }
+)
 CITE_KEYS = frozenset(
     {
         "vram_gib",
@@ -524,3 +539,39 @@ def test_rtx_5090_has_no_ecc_but_4090_does() -> None:
         assert ENTRIES["geforce-rtx-5090"]["ecc"] is False
     if "geforce-rtx-4090" in ENTRIES:
         assert ENTRIES["geforce-rtx-4090"]["ecc"] is True
+
+
+# ---------------------------------------------------------------- video decode (#30)
+#: NVDEC engines per board where a cited page gives them (NVIDIA's Dynamo docs; the RTX
+#: PRO 6000 editions from a weak launch-news copy, named in weak_sources).
+NVDEC = {
+    "a100-80gb-pcie": 5,
+    "h100-pcie": 7,
+    "h100-nvl": 7,
+    "h200-nvl": 7,
+    "l4": 4,
+    "l40": 3,
+    "l40s": 3,
+    "rtx-6000-ada": 3,
+    "rtx-pro-6000-blackwell-workstation": 4,
+    "rtx-pro-6000-blackwell-max-q": 4,
+    "rtx-pro-6000-blackwell-server": 4,
+}
+#: NVIDIA's NVDEC application note: no AV1 decode on GA100 and Hopper.
+NO_AV1_DECODE = frozenset({"a100-80gb-pcie", "a30", "h100-pcie", "h100-nvl", "h200-nvl"})
+
+
+def test_nvdec_counts_are_pinned() -> None:
+    actual = {stem: e["nvdec"] for stem, e in ENTRIES.items() if "nvdec" in e}
+    assert actual == NVDEC
+
+
+def test_every_card_states_av1_decode_by_architecture() -> None:
+    assert all(type(e.get("av1_decode")) is bool for e in ENTRIES.values())
+    assert _ids_where(lambda e: e["av1_decode"] is False) == NO_AV1_DECODE
+
+
+def test_a_card_without_outputs_drives_no_display() -> None:
+    for stem, e in ENTRIES.items():
+        if e["display_outputs"] == 0:
+            assert (e.get("displays_4k60"), e.get("displays_8k60")) == (0, 0), stem

@@ -13,8 +13,16 @@ from typing import Any
 
 import pytest
 
+from gpuadvisor.errors import InputError
 from gpuadvisor.inputs.catalog import CITED_FIELDS, Catalog, load_catalog
-from gpuadvisor.inputs.catalog_lint import CITE_DENYLIST, denied_domain, lint_catalog
+from gpuadvisor.inputs.catalog_lint import (
+    CITE_DENYLIST,
+    OPTIONAL_CITED_FIELDS,
+    denied_domain,
+    lint_catalog,
+    lint_warnings,
+    review_warnings,
+)
 
 TODAY = dt.date(2026, 11, 30)
 GOOD = "https://www.nvidia.com/en-us/data-center/example/"
@@ -33,10 +41,12 @@ def _toml_value(value: Any) -> str:
 def write_sku(folder: Path, sku_id: str, **overrides: Any) -> Path:
     """A valid, fully cited SKU file; ``overrides`` replace or add top-level keys.
 
-    ``cite_url`` sets the URL every decision field cites; ``disputes`` is a table.
+    ``cite_url`` sets the URL every decision field cites; ``disputes`` and ``lint``
+    are tables.
     """
     cite_url = overrides.pop("cite_url", GOOD)
     disputes = overrides.pop("disputes", {})
+    acknowledged = overrides.pop("lint", {})
     extra = overrides.pop("extra", [])
     data: dict[str, Any] = {
         "id": sku_id,
@@ -70,8 +80,14 @@ def write_sku(folder: Path, sku_id: str, **overrides: Any) -> Path:
         "status_source": GOOD,
         "vgpu_editions": ["vws"],
         "fp64_tflops": 1.4,
+        "nvenc": 3,
+        "nvdec": 3,
+        "av1_decode": True,
+        "displays_4k60": 4,
+        "displays_8k60": 2,
     }
     data.update(overrides)
+    data = {k: v for k, v in data.items() if v is not None}
     sources = list(dict.fromkeys([cite_url, data["price_source"], *extra]))
     data.setdefault("sources", sources)
     lines = [f"{key} = {_toml_value(value)}" for key, value in data.items()]
@@ -83,6 +99,11 @@ def write_sku(folder: Path, sku_id: str, **overrides: Any) -> Path:
             lines.append(f"{name} = {_toml_value(cite_url)}")
     if data.get("status"):
         lines.append(f"status = {_toml_value(cite_url)}")
+    lines += [f"{n} = {_toml_value(cite_url)}" for n in OPTIONAL_CITED_FIELDS if n in data]
+    if acknowledged:
+        lines.append("")
+        lines.append("[lint]")
+        lines += [f'"{code}" = {_toml_value(why)}' for code, why in acknowledged.items()]
     if disputes:
         lines.append("")
         lines.append("[disputes]")
@@ -350,3 +371,142 @@ def test_an_uncited_value_must_be_named_weak(tmp_path: Path) -> None:
         path.read_text() + '\n[weak_sources]\necc = "UNVERIFIED: no page read states it."\n'
     )
     assert lint(tmp_path) == []
+
+
+# ---------------------------------------------------------------- reviewed warnings (#34)
+AGED = "2025-01-01"  # 698 days before TODAY: a price-age warning
+WHY = "Discontinued card; no dated street price with a public URL was found."
+
+
+def test_a_reviewed_warning_is_a_note_with_its_reason(tmp_path: Path) -> None:
+    write_sku(tmp_path, "aged", price_date=AGED, lint={"price-age": WHY})
+    catalog = load_catalog(base=tmp_path)
+    assert lint_catalog(catalog, today=TODAY) == []
+    assert lint_warnings(catalog, today=TODAY) == []
+    (note,) = review_warnings(catalog, today=TODAY)
+    assert (note.item, note.code, note.reason) == ("aged", "price-age", WHY)
+    assert str(note) == "aged: list price of 2025-01-01 is 698 days old (over 365)"
+
+
+def test_an_acknowledgement_whose_warning_no_longer_fires_fails(tmp_path: Path) -> None:
+    write_sku(tmp_path, "fresh", lint={"price-age": WHY})
+    assert lint(tmp_path) == [
+        "fresh: lint.price-age acknowledges a warning that no longer fires: remove it"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"price-age": "ok"}, "say why the warning stays"),
+        ({"price-old": WHY}, "price-age"),
+    ],
+)
+def test_an_acknowledgement_needs_a_known_code_and_a_reason(
+    tmp_path: Path, table: dict[str, str], message: str
+) -> None:
+    write_sku(tmp_path, "acked", price_date=AGED, lint=table)
+    with pytest.raises(InputError) as caught:
+        load_catalog(base=tmp_path)
+    text = str(caught.value)
+    assert "acked.toml" in text and "lint" in text and message in text, text
+
+
+def test_an_unknown_status_is_reviewed_by_its_dispute_shown_whole(tmp_path: Path) -> None:
+    reason = (
+        "No production-end notice and no dated sales statement was found in NVIDIA's, "
+        f"PNY's or a distributor's pages; {GOOD} only lists the card for software support."
+    )
+    assert len(reason) > 120
+    write_sku(
+        tmp_path,
+        "unknown",
+        status=None,
+        status_date=None,
+        status_source=None,
+        disputes={"status": reason},
+    )
+    catalog = load_catalog(base=tmp_path)
+    assert lint_catalog(catalog, today=TODAY) == []
+    (note,) = review_warnings(catalog, today=TODAY)
+    assert note.code == "status-unknown" and note.reason == reason
+
+
+def test_an_undated_current_status_can_be_reviewed(tmp_path: Path) -> None:
+    path = write_sku(tmp_path, "undated", lint={"current-undated": WHY})
+    path.write_text(path.read_text().replace('status_date = "2026-06"\n', ""))
+    catalog = load_catalog(base=tmp_path)
+    assert lint_catalog(catalog, today=TODAY) == []
+    assert [w.code for w in review_warnings(catalog, today=TODAY) if w.reviewed] == [
+        "current-undated"
+    ]
+
+
+def test_the_bundled_catalog_has_no_unreviewed_warning() -> None:
+    catalog = load_catalog()
+    assert lint_warnings(catalog) == []
+    for warning in review_warnings(catalog):
+        assert warning.reason is not None and len(warning.reason) >= 20, warning
+
+
+def test_catalog_lint_prints_notes_whole_and_a_summary(cli: Any, tmp_path: Path) -> None:
+    write_sku(tmp_path, "aged", price_date=AGED, lint={"price-age": WHY})
+    write_sku(tmp_path, "open", price_date=AGED)
+    result = cli("catalog", "lint", "--catalog", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert f"note: aged: list price of {AGED} is" in result.stderr
+    assert f"(reviewed: {WHY})" in result.stderr
+    assert f"warning: open: list price of {AGED} is" in result.stderr
+    found = review_warnings(load_catalog([tmp_path]))
+    unreviewed = sum(1 for w in found if not w.reviewed)
+    tally = f"{unreviewed} warning(s), {len(found) - unreviewed} reviewed"
+    assert tally in result.stdout and "all sourced and well-formed" in result.stdout
+
+
+def test_catalog_lint_help_points_at_the_sku_recipe(cli: Any) -> None:
+    text = cli("catalog", "lint", "--help").stdout
+    assert 'docs/extending.md, "A SKU"' in " ".join(text.split())
+    assert "README" not in text
+    recipe = (Path(__file__).resolve().parent.parent / "docs" / "extending.md").read_text()
+    assert "- **A SKU.**" in recipe
+
+
+# ---------------------------------------------------------------- video and display figures
+@pytest.mark.parametrize("name", OPTIONAL_CITED_FIELDS)
+def test_a_stated_video_or_display_figure_cites_its_source(tmp_path: Path, name: str) -> None:
+    path = write_sku(tmp_path, "uncited")
+    path.write_text(path.read_text().replace(f'\n{name} = "https', f'\n# {name} = "https'))
+    assert lint(tmp_path) == [f"uncited: no source cited for {name}"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({"nvdec": 0}, "av1_decode = true on a card with no NVDEC engine"),
+        ({"displays_8k60": 4, "displays_4k60": 2}, "more displays at 8K 60 Hz (4)"),
+        ({"display_outputs": 0}, "on a card with no display outputs"),
+    ],
+)
+def test_contradicting_video_figures_are_flagged(
+    tmp_path: Path, overrides: dict[str, Any], expected: str
+) -> None:
+    write_sku(tmp_path, "odd", **overrides)
+    problems = lint(tmp_path)
+    assert len(problems) == 1 and expected in problems[0], problems
+
+
+def test_video_figures_may_be_unknown(tmp_path: Path) -> None:
+    write_sku(
+        tmp_path, "unknowns", nvdec=None, av1_decode=None, displays_4k60=None, displays_8k60=None
+    )
+    sku = load_catalog(base=tmp_path).get("unknowns")
+    assert (sku.nvdec, sku.av1_decode, sku.displays_4k60, sku.displays_8k60) == (None,) * 4
+    assert lint(tmp_path) == []
+
+
+def test_catalog_show_lists_reviewed_warnings(cli: Any, tmp_path: Path) -> None:
+    write_sku(tmp_path, "aged", price_date=AGED, lint={"price-age": WHY})
+    result = cli("catalog", "show", "aged", "--catalog", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert f"reviewed lint warning price-age: {WHY}" in result.stdout
+    assert "\nlint " not in result.stdout

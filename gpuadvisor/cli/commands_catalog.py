@@ -112,6 +112,7 @@ def catalog_show(
     cite = data.pop("cite")
     disputes = data.pop("disputes")
     weak = data.pop("weak_sources")
+    reviewed = data.pop("lint")
     certified = data.pop("certified_for")
     for key, value in data.items():
         note = f"   [{cite[key]}]" if key in cite else ""
@@ -123,19 +124,30 @@ def catalog_show(
         typer.echo(f"dispute on {key}: {text}")
     for key, text in weak.items():
         typer.echo(f"weak source for {key}: {text}")
+    for code, text in reviewed.items():
+        typer.echo(f"reviewed lint warning {code}: {text}")
 
 
 def catalog_lint(catalog: CatalogOpt = None) -> None:
-    """Check schema, units, sources, dated prices, status, vGPU editions, FP64 and unique
-    ids; warn on old prices (see docs/extending.md, "A SKU")."""
-    from gpuadvisor.inputs.catalog_lint import lint_catalog, lint_warnings
+    """Check schema, units, sources, dated prices, status, vGPU editions, FP64, video and
+    display figures, accessories and unique ids; warn on old prices and undated statuses.
+    A warning reviewed in an entry's [lint] table prints as a note with its reason (see
+    docs/extending.md, "A SKU")."""
+    from gpuadvisor.inputs.catalog_lint import lint_catalog, review_warnings
 
     loaded = load_overlaid_catalog(catalog)
     problems = lint_catalog(loaded)
-    for warning in lint_warnings(loaded):
-        typer.echo(f"warning: {warning}", err=True)
+    warnings = review_warnings(loaded)
+    for warning in warnings:
+        if warning.reason is None:
+            typer.echo(f"warning: {warning}", err=True)
+        else:
+            typer.echo(f"note: {warning} (reviewed: {warning.reason})", err=True)
     for problem in problems:
         typer.echo(problem, err=True)
+    open_count = sum(1 for w in warnings if w.reason is None)
+    tally = f"{open_count} warning(s), {len(warnings) - open_count} reviewed"
+    entries = f"{len(loaded.skus)} SKUs and {len(loaded.accessories)} accessories"
     if problems:
-        raise InputError(f"{len(problems)} problem(s) in {len(loaded.skus)} SKUs")
-    typer.echo(f"{len(loaded.skus)} SKUs, all sourced and well-formed")
+        raise InputError(f"{len(problems)} problem(s) in {entries}; {tally}")
+    typer.echo(f"{entries}, all sourced and well-formed; {tally}")

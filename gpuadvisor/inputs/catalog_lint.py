@@ -1,8 +1,12 @@
 """``catalog lint``: what loading tolerates but a maintained catalog must not have.
 
 Failures (:func:`lint_catalog`) make ``catalog lint`` exit 2; warnings
-(:func:`lint_warnings`) are printed and do not. The limits below are the documented
-ones (README, "Catalog lint"):
+(:func:`review_warnings`) are printed and do not. A warning a maintainer has reviewed
+is acknowledged in the entry's ``[lint]`` table (code = why it stays) and printed as a
+reviewed note with that reason; an unknown status is reviewed by the reason its
+``disputes.status`` gives. An acknowledgement whose warning no longer fires fails lint
+(like an unused ``noqa``), so a note can never outlive its reason. The limits below are
+the documented ones (docs/extending.md, "A SKU"):
 
 - a price older than :data:`PRICE_AGE_WARN_DAYS` is a warning: it may no longer be
   what the card sells for;
@@ -17,9 +21,15 @@ ones (README, "Catalog lint"):
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from gpuadvisor.inputs.accessories import ACCESSORY_CITED_FIELDS, Accessory
 from gpuadvisor.inputs.catalog import CITED_FIELDS, Catalog, Sku
+
+#: Optional SKU values that, where stated, cite their source like the decision fields.
+OPTIONAL_CITED_FIELDS = ("nvenc", "nvdec", "av1_decode", "displays_4k60", "displays_8k60")
 
 #: Days after which a price is reported as old (a warning).
 PRICE_AGE_WARN_DAYS = 365
@@ -132,6 +142,51 @@ def lint_catalog(catalog: Catalog, *, today: dt.date | None = None) -> list[str]
             problems.append(f"{sku.id}: fp16 tensor TFLOPS below half of FP32: check units")
         if sku.segment == "datacenter" and sku.cooling != "passive" and sku.display_outputs:
             problems.append(f"{sku.id}: data-center card with fans and display outputs: check")
+    skus = {sku.id: sku for sku in catalog.skus}
+    for item in catalog.accessories:
+        problems += _accessory_problems(item, skus, today)
+    problems += _stale_acknowledgements(catalog, today)
+    return problems
+
+
+def _video_problems(sku: Sku) -> list[str]:
+    """Decode and display figures that contradict each other or the card's outputs."""
+    problems: list[str] = []
+    if sku.nvdec == 0 and sku.av1_decode:
+        problems.append(f"{sku.id}: av1_decode = true on a card with no NVDEC engine")
+    k4, k8 = sku.displays_4k60, sku.displays_8k60
+    if k4 is not None and k8 is not None and k8 > k4:
+        problems.append(f"{sku.id}: more displays at 8K 60 Hz ({k8}) than at 4K 60 Hz ({k4})")
+    if sku.display_outputs == 0 and any(n for n in (k4, k8) if n is not None):
+        problems.append(f"{sku.id}: displays_4k60/displays_8k60 on a card with no display outputs")
+    return problems
+
+
+def _accessory_problems(item: Accessory, skus: dict[str, Sku], today: dt.date) -> list[str]:
+    problems: list[str] = []
+    for name in ACCESSORY_CITED_FIELDS:
+        if getattr(item, name) is not None and name not in item.cite:
+            problems.append(f"{item.id}: no source cited for {name}")
+    urls = (*item.sources, *((item.price_source,) if item.price_source else ()))
+    for url in dict.fromkeys(urls):
+        domain = denied_domain(url)
+        if domain:
+            problems.append(
+                f"{item.id}: source on denylisted domain {domain}: {CITE_DENYLIST[domain]}"
+            )
+    if item.price_source is not None and item.price_source not in item.sources:
+        problems.append(f"{item.id}: price_source is not listed in sources")
+    if item.price_date is not None and item.price_date > today:
+        problems.append(f"{item.id}: price_date {item.price_date} is in the future")
+    needs, flag = (
+        ("frame_lock", "frame lock") if item.kind == "sync-board" else ("nvlink", "NVLink")
+    )
+    for sku_id in item.fits:
+        sku = skus.get(sku_id)
+        if sku is not None and not getattr(sku, needs):
+            problems.append(
+                f"{item.id}: fits {sku_id}, which the catalog says has no {flag} ({needs} = false)"
+            )
     return problems
 
 
@@ -206,32 +261,92 @@ def _capability_problems(sku: Sku) -> list[str]:
             problems.append(f"{sku.id}: no source cited for fp64_tflops")
         if sku.fp64_tflops > sku.fp32_tflops * 1.01:
             problems.append(f"{sku.id}: fp64_tflops above fp32_tflops: check units")
-    if sku.nvenc is not None and "nvenc" not in sku.cite:
-        problems.append(f"{sku.id}: no source cited for nvenc")
+    for name in OPTIONAL_CITED_FIELDS:
+        if getattr(sku, name) is not None and name not in sku.cite:
+            problems.append(f"{sku.id}: no source cited for {name}")
+    problems += _video_problems(sku)
     for name in sku.weak_sources:
         if name not in Sku.model_fields:
             problems.append(f"{sku.id}: weak_sources names unknown field {name!r}")
     return problems
 
 
-def lint_warnings(catalog: Catalog, *, today: dt.date | None = None) -> list[str]:
-    """What a maintainer should look at, but that does not fail ``catalog lint``."""
-    today = today or dt.date.today()
-    warnings: list[str] = []
-    for sku in catalog.skus:
-        if sku.price_date is not None:
-            age = (today - sku.price_date).days
-            if age > PRICE_AGE_WARN_DAYS:
-                warnings.append(
-                    f"{sku.id}: {sku.price_kind} price of {sku.price_date} is {age} days old "
-                    f"(over {PRICE_AGE_WARN_DAYS})"
-                )
-        if sku.price_kind == "reseller":
-            warnings.append(
-                f"{sku.id}: price_kind 'reseller' is read as a street price: write 'street'"
+@dataclass(frozen=True)
+class LintWarning:
+    """One warning about a SKU or an accessory, with the reason it stays if reviewed."""
+
+    item: str
+    code: str
+    text: str
+    #: Why it stays, from the entry's ``[lint]`` table (or ``disputes.status``); None
+    #: when nobody has reviewed it.
+    reason: str | None = None
+
+    @property
+    def reviewed(self) -> bool:
+        return self.reason is not None
+
+    def __str__(self) -> str:
+        return f"{self.item}: {self.text}"
+
+
+def _price_age(item: Sku | Accessory, today: dt.date) -> Iterable[tuple[str, str]]:
+    if item.price_date is not None:
+        age = (today - item.price_date).days
+        if age > PRICE_AGE_WARN_DAYS:
+            yield (
+                "price-age",
+                f"{item.price_kind} price of {item.price_date} is {age} days old "
+                f"(over {PRICE_AGE_WARN_DAYS})",
             )
-        if sku.status == "current" and sku.status_date is None:
-            warnings.append(f"{sku.id}: status 'current' is undated")
-        if sku.status is None:
-            warnings.append(f"{sku.id}: status unknown ({sku.disputes.get('status', '')[:80]})")
-    return warnings
+    if item.price_kind == "reseller":
+        yield "reseller-kind", "price_kind 'reseller' is read as a street price: write 'street'"
+
+
+def _fired(item: Sku | Accessory, today: dt.date) -> list[tuple[str, str]]:
+    """(code, text) of every warning ``item`` raises, reviewed or not."""
+    fired = list(_price_age(item, today))
+    if isinstance(item, Accessory):
+        if not item.priced:
+            fired.append(("unpriced", "no dated price: it is priced on quote"))
+        return fired
+    if item.status == "current" and item.status_date is None:
+        fired.append(("current-undated", "status 'current' is undated"))
+    if item.status is None:
+        fired.append(("status-unknown", "status unknown"))
+    return fired
+
+
+def _entries(catalog: Catalog) -> list[Sku | Accessory]:
+    return [*catalog.skus, *catalog.accessories]
+
+
+def review_warnings(catalog: Catalog, *, today: dt.date | None = None) -> list[LintWarning]:
+    """Every warning, each with the reason it stays where a maintainer gave one."""
+    today = today or dt.date.today()
+    found: list[LintWarning] = []
+    for item in _entries(catalog):
+        for code, text in _fired(item, today):
+            if code == "status-unknown" and isinstance(item, Sku):
+                reason: str | None = item.disputes.get("status", "").strip() or None
+            else:
+                reason = next((why for key, why in item.lint.items() if key == code), None)
+            found.append(LintWarning(item.id, code, text, reason))
+    return found
+
+
+def _stale_acknowledgements(catalog: Catalog, today: dt.date) -> list[str]:
+    problems: list[str] = []
+    for item in _entries(catalog):
+        fired = {code for code, _ in _fired(item, today)}
+        for code in item.lint:
+            if code not in fired:
+                problems.append(
+                    f"{item.id}: lint.{code} acknowledges a warning that no longer fires: remove it"
+                )
+    return problems
+
+
+def lint_warnings(catalog: Catalog, *, today: dt.date | None = None) -> list[str]:
+    """What a maintainer should look at and has not reviewed yet (no failure)."""
+    return [str(w) for w in review_warnings(catalog, today=today) if not w.reviewed]
