@@ -1,4 +1,7 @@
-"""The PDF report: what a reader sees, that page 1 holds the summary, reproducibility."""
+"""The PDF report: what a reader sees, that page 1 holds the summary, reproducibility;
+and, for every bundled example, a file qpdf and poppler read without a complaint, no
+table row broken across two pages, and no page 1 left part empty.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +13,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gpuadvisor.decision.model import Decision
 from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.inputs.catalog import Catalog
+from gpuadvisor.inputs.examples import list_examples
+from gpuadvisor.pipeline import advise
 from gpuadvisor.render.pdf import compile_pdf
 from gpuadvisor.render.report import render, render_source
 from gpuadvisor.resources import data_dir
@@ -157,3 +163,171 @@ def test_pdf_needs_an_output_file(cli: Callable[..., CliResult]) -> None:
     assert result.exit_code == 2
     assert "PDF output needs a file: add -o FILE.pdf" in result.stderr
     assert result.stdout == ""
+
+
+# -- every bundled example ------------------------------------------------------------
+
+EXAMPLES = [name for name, _ in list_examples()]
+#: A4 and the bundled template's page margins (20 mm top, 18 mm bottom), in points.
+PAGE_HEIGHT = 841.89
+TOP_MARGIN = 20 / 25.4 * 72
+BOTTOM_MARGIN = 18 / 25.4 * 72
+#: How much of page 1's text area may stay empty at its foot when the report goes on:
+#: what the tallest piece that must not break leaves (a label with its few lines of
+#: text, a table row, a heading kept with its rule line and first row), about nine lines.
+PAGE_ONE_EMPTY_AT_MOST = 0.15
+
+
+@pytest.fixture(scope="module")
+def bundled_pdfs() -> dict[str, bytes]:
+    """Each bundled example as ``gpuadvisor advise --format pdf`` writes it: the bundled
+    catalog, the captures shipped in examples/evidence/NAME/ (named relative to the
+    checkout, as a reader would give them), the what-would-change scan."""
+    reports = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(REPO)
+        for name in EXAMPLES:
+            folder = Path("examples") / "evidence" / name
+            evidence = sorted(folder.iterdir()) if folder.is_dir() else []
+            decision = advise(Path("examples") / f"{name}.toml", evidence=evidence)
+            reports[name] = render(decision, "pdf")
+    return reports
+
+
+def _tools(*names: str) -> dict[str, str]:
+    found = {name: shutil.which(name) for name in names}
+    missing = [name for name, path in found.items() if path is None]
+    if missing:
+        pytest.skip(
+            f"{', '.join(missing)} not installed, so the PDF was not read by qpdf and "
+            "poppler (apt-get install qpdf poppler-utils; .ci/run installs them)"
+        )
+    return {name: path for name, path in found.items() if path is not None}
+
+
+def _complaints(pdf: bytes, folder: Path) -> list[str]:
+    """What qpdf --check, pdfinfo, pdftotext and pdftoppm (every page) say about ``pdf``
+    beyond their normal output: any warning or error, on either stream."""
+    tools = _tools("qpdf", "pdfinfo", "pdftotext", "pdftoppm")
+    path = folder / "report.pdf"
+    path.write_bytes(pdf)
+    said = []
+    for command in (
+        [tools["qpdf"], "--check", str(path)],
+        [tools["pdfinfo"], str(path)],
+        [tools["pdftotext"], "-layout", str(path), str(folder / "report.txt")],
+        [tools["pdftoppm"], "-png", "-r", "20", str(path), str(folder / "page")],
+    ):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+        name = Path(command[0]).name
+        if done.returncode != 0:
+            said.append(f"{name} exited with {done.returncode}")
+        said += [f"{name}: {line}" for line in done.stderr.splitlines() if line.strip()]
+        if name == "qpdf":
+            said += [f"qpdf: {line}" for line in done.stdout.splitlines() if "WARNING" in line]
+            if "No syntax or stream encoding errors found" not in done.stdout:
+                said.append("qpdf: " + done.stdout.strip().replace("\n", " / "))
+    assert len(list(folder.glob("page*.png"))) == len(pypdf.PdfReader(path).pages)
+    return said
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_bundled_report_is_clean_under_qpdf_and_poppler(
+    name: str, bundled_pdfs: dict[str, bytes], tmp_path: Path
+) -> None:
+    assert _complaints(bundled_pdfs[name], tmp_path) == []
+
+
+def test_an_organisation_template_compiles_as_clean(fix_first: Decision, tmp_path: Path) -> None:
+    """--template DIR compiles in a sandboxed child process, with the same options."""
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "report.typ.j2").write_text(
+        '{% extends "bundled/report.typ.j2" %}\n'
+        '{% block style %}#let accent = rgb("#7a1f3d"){% endblock %}\n',
+        encoding="utf-8",
+    )
+    pdf = render(fix_first, "pdf", template_dir=overlay)
+    assert pdf != render(fix_first, "pdf")  # the overlay's colour
+    assert _complaints(pdf, tmp_path) == []
+
+
+def _row_pages(pdf: bytes) -> list[set[int]]:
+    """The pages each table row's content lies on, from the PDF's tags.
+
+    Typst tags the document: every table row is a ``TR`` structure element, and each
+    piece of its content names its page (``/Pg``, inherited from the nearest element
+    that has one). A row split across pages names two.
+    """
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    number = {page.indirect_reference.idnum: i for i, page in enumerate(reader.pages, 1)}
+    generic = pypdf.generic
+
+    def pages_of(node: object, page: int) -> set[int]:
+        node = node.get_object() if isinstance(node, generic.PdfObject) else node
+        if isinstance(node, int):  # a marked-content id on ``page``
+            return {page}
+        if isinstance(node, list):
+            return set().union(*(pages_of(kid, page) for kid in node))
+        if not isinstance(node, generic.DictionaryObject):
+            return set()
+        if "/Pg" in node:
+            page = number[node.raw_get("/Pg").idnum]
+        if node.get("/Type") in ("/MCR", "/OBJR"):
+            return {page}
+        return pages_of(node["/K"], page) if "/K" in node else set()
+
+    rows: list[set[int]] = []
+
+    def walk(node: object, page: int) -> None:
+        node = node.get_object() if isinstance(node, generic.PdfObject) else node
+        if isinstance(node, list):
+            for kid in node:
+                walk(kid, page)
+        elif isinstance(node, generic.DictionaryObject):
+            if "/Pg" in node:
+                page = number[node.raw_get("/Pg").idnum]
+            if node.get("/S") == "/TR":
+                rows.append(pages_of(node.get("/K", []), page))
+            elif "/K" in node:
+                walk(node["/K"], page)
+
+    walk(reader.trailer["/Root"]["/StructTreeRoot"], 0)
+    return rows
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_no_table_row_is_split_across_pages(name: str, bundled_pdfs: dict[str, bytes]) -> None:
+    rows = _row_pages(bundled_pdfs[name])
+    assert len(rows) > 20  # the rows were found: the requirements, options, facts...
+    split = [sorted(pages) for pages in rows if len(pages) > 1]
+    assert split == [], f"{len(split)} table rows run across pages: {split}"
+
+
+def _lowest_baseline(page: Any) -> float:
+    """How far down the page (points from its top) the last line of body text sits;
+    the footer, in the bottom margin, is left out."""
+    height = float(page.mediabox.height)
+    depths = []
+
+    def visit(text: str, cm: list[float], tm: list[float], *_: object) -> None:
+        if text.strip():
+            depths.append(height - (tm[4] * cm[1] + tm[5] * cm[3] + cm[5]))
+
+    page.extract_text(visitor_text=visit)
+    body = [d for d in depths if d < height - BOTTOM_MARGIN]
+    assert body, "no text on the page"
+    return max(body)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_page_one_is_filled_when_the_report_goes_on(
+    name: str, bundled_pdfs: dict[str, bytes]
+) -> None:
+    reader = pypdf.PdfReader(io.BytesIO(bundled_pdfs[name]))
+    assert len(reader.pages) > 1
+    area = PAGE_HEIGHT - TOP_MARGIN - BOTTOM_MARGIN
+    empty = (PAGE_HEIGHT - BOTTOM_MARGIN - _lowest_baseline(reader.pages[0])) / area
+    assert empty <= PAGE_ONE_EMPTY_AT_MOST, (
+        f"page 1 leaves {empty:.0%} of its height empty at the foot, and the report goes on"
+    )

@@ -93,6 +93,16 @@ TYPST_MEMORY_BYTES = 4 * 1024**3
 #: ``@preview`` import (static or built at run time) fails at once, offline or not.
 _NO_NETWORK = "http://127.0.0.1:9"
 _PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY")
+#: The PDF version written. Typst (0.14 on) tags the document for screen readers, and
+#: its PDF writer (krilla) then adds ``/MarkInfo << /Suspects false >>`` for PDF 1.6 and
+#: 1.7, Typst's default. That is valid PDF, but poppler (22.12 here, as in Debian 12)
+#: takes a false ``Suspects`` for the wrong type: pdfinfo, and the viewers built on
+#: poppler, print "Syntax Error: Suspects object is wrong type (boolean)" for every
+#: report. ``Suspects`` is a PDF 1.6 key, so at 1.5 it is left out (false is its
+#: default); pages, text, tags, outline and metadata are the same, and the pages draw
+#: the same pixels. What 1.5 drops is the header and footer artifacts' subtype (a PDF
+#: 1.7 addition; they are still marked as page furniture, not text).
+PDF_STANDARD = "1.5"
 
 
 def compile_pdf(
@@ -124,6 +134,7 @@ def compile_pdf(
             "root": str(root),
             "fonts": [str(p) for p in font_dirs],
             "packages": packages,
+            "standard": PDF_STANDARD,
         }
         if isolated:
             return _compile_in_child(source, request)
@@ -142,6 +153,7 @@ def _compile(typst: Any, source: bytes, request: dict[str, Any]) -> tuple[bytes,
                 font_paths=request["fonts"],
                 ignore_system_fonts=True,
                 format="pdf",
+                pdf_standards=request["standard"],
                 package_path=request["packages"],
                 package_cache_path=request["packages"],
             )
@@ -171,8 +183,8 @@ try:
         warnings.simplefilter("always")
         pdf = typst.compile(
             sys.stdin.buffer.read(), root=request["root"], font_paths=request["fonts"],
-            ignore_system_fonts=True, format="pdf", package_path=request["packages"],
-            package_cache_path=request["packages"])
+            ignore_system_fonts=True, format="pdf", pdf_standards=request["standard"],
+            package_path=request["packages"], package_cache_path=request["packages"])
     answer = {"pdf": base64.b64encode(pdf).decode("ascii"),
               "warnings": [str(w.message) for w in caught]}
 except typst.TypstError as exc:
