@@ -134,6 +134,26 @@ def test_the_tour_is_read_from_the_readme() -> None:
                 assert arg in made or (REPO / arg).is_file(), f"{run.line}: {arg} is not shipped"
 
 
+def test_the_tour_covers_every_command() -> None:
+    """Every command and subcommand the program has appears in a line of the README
+    (the Usage tour's sh blocks, or the web page's bash block for the long-running
+    ``serve``)."""
+    from gpuadvisor.cli.app import whole_command
+
+    text = README.read_text(encoding="utf-8")
+    lines = [run.line for run in tour_runs(text)]
+    lines += re.findall(r"^\S*gpuadvisor [^\n]*$", text, re.M)
+    missing = []
+    root = whole_command()
+    for name, command in root.commands.items():
+        subs = getattr(command, "commands", None) or {"": None}
+        for sub in subs:
+            words = f"gpuadvisor {name} {sub}".strip()
+            if not any(re.search(rf"(^|/){re.escape(words)}(\s|$)", line) for line in lines):
+                missing.append(words)
+    assert not missing, f"README lines never run these commands: {missing}"
+
+
 def test_reading_the_notation() -> None:
     sample = (
         "gpuadvisor a x   # a comment\n"
