@@ -149,7 +149,7 @@ def test_the_tour_covers_every_command() -> None:
         subs = getattr(command, "commands", None) or {"": None}
         for sub in subs:
             words = f"gpuadvisor {name} {sub}".strip()
-            if not any(re.search(rf"(^|/){re.escape(words)}(\s|$)", line) for line in lines):
+            if not any(re.search(rf"(^|[\s/]){re.escape(words)}(\s|$)", line) for line in lines):
                 missing.append(words)
     assert not missing, f"README lines never run these commands: {missing}"
 
