@@ -86,6 +86,8 @@ class Architecture:
             q_lora_rank=entry.q_lora_rank,
             nope_head_dim=entry.nope_head_dim,
             v_head_dim=entry.v_head_dim,
+            sliding_window=entry.sliding_window,
+            sliding_layers=entry.sliding_layers,
         )
 
     # -- the KV cache --------------------------------------------------------------

@@ -158,6 +158,8 @@ class ModelEntry(_Data):
     q_lora_rank: int = Field(0, ge=0, le=65_536)
     nope_head_dim: int = Field(0, ge=0, le=65_536)
     v_head_dim: int = Field(0, ge=0, le=65_536)
+    sliding_window: int = Field(0, ge=0, le=100_000_000)
+    sliding_layers: int = Field(0, ge=0, le=1000)
     config: str = Field(pattern=r"^https://")
     params_source: str = Field(pattern=r"^https://")
 
@@ -167,6 +169,11 @@ class ModelEntry(_Data):
             raise ValueError(f"{self.name}: experts needs experts_per_token and moe_intermediate")
         if self.experts and self.active_params_b is None:
             raise ValueError(f"{self.name}: a mixture-of-experts entry needs active_params_b")
+        if (
+            bool(self.sliding_window) != bool(self.sliding_layers)
+            or self.sliding_layers > self.layers
+        ):
+            raise ValueError(f"{self.name}: sliding_window and sliding_layers go together")
         return self
 
 
