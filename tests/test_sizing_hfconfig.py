@@ -131,6 +131,15 @@ def test_hf_config_is_read_relative_to_the_profile(tmp_path: Path) -> None:
             "more experts per token",
         ),
         ({"vocab_size": 0}, "vocab_size", "must be between 1"),
+        ({"multi_query": "yes"}, "multi_query", "expected true or false"),
+        ({"rope_scaling": {"rope_type": "linear", "factor": "4"}}, "rope_scaling", "factor"),
+        ({"rope_scaling": {"rope_type": "yarn", "factor": 1e9}}, "rope_scaling", "factor"),
+        (
+            {"sliding_window": 4096, "layer_types": ["full_attention"]},
+            "layer_types",
+            "a list of 80 layer types",
+        ),
+        ({"max_position_embeddings": -1}, "max_position_embeddings", "must be between 0"),
     ],
 )
 def test_a_bad_value_names_its_key_and_line(
@@ -221,6 +230,8 @@ def test_not_a_regular_file_is_refused_without_waiting(tmp_path: Path) -> None:
 
 
 def test_parse_of_hostile_values_never_raises_anything_but_input_error() -> None:
+    hostile_rope = {**LLAMA_70B_CONFIG, "rope_scaling": {"type": ["yarn"], "factor": 2.0}}
+    assert architecture_from_config(hostile_rope, file="c.json").max_positions == 2 * 131072
     for value in (None, 3, "x", [], {"num_hidden_layers": {"a": 1}}, {"text_config": 5}):
         with pytest.raises(InputError):
             architecture_from_config(value, file="c.json")

@@ -76,6 +76,12 @@ def describe_model(estimate: MemoryEstimate) -> str:
             parts.append(
                 f"{_tokens(model.context_tokens)} tokens × batch {format_value(model.batch)}"
             )
+    images = estimate.diffusion
+    if images is not None:
+        size = model.resolution
+        sides = [size, size] if isinstance(size, int) else (size or [0, 0])
+        plural = "s" if images.images != 1 else ""
+        parts.append(f"{format_value(images.images)} image{plural} of {sides[0]} × {sides[1]}")
     if estimate.checkpointing is not None:
         parts.append(f"activation checkpointing {'on' if estimate.checkpointing else 'off'}")
     return ", ".join(parts)

@@ -65,10 +65,10 @@ def diffusion_note(estimate: MemoryEstimate) -> str | None:
     table = constants().diffusion
     size = estimate.model.resolution
     sides = [size, size] if isinstance(size, int) else (size or [0, 0])
-    shape = f"{format_value(sides[0])} × {format_value(sides[1])}"
+    shape = f"{sides[0]} × {sides[1]}"
     plural = "s" if images.images != 1 else ""
     decoded = (
-        "one image at a time (VAE slicing)"
+        "them one at a time with VAE slicing"
         if estimate.model.vae_slicing and images.images > 1
         else f"{format_value(images.vae_images)} image{'s' if images.vae_images != 1 else ''} "
         "at once"

@@ -198,6 +198,7 @@ def _position_limit(reader: _Reader) -> tuple[int, str]:
     if not isinstance(scaling, dict):
         return limit, key
     kind = scaling.get("rope_type", scaling.get("type"))
+    kind = kind if isinstance(kind, str) else ""
     factor = scaling.get("factor")
     if kind in _LIMIT_INCLUDES_ROPE or factor is None:
         return limit, key
