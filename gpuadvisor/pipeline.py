@@ -75,9 +75,22 @@ def advise(
 
 
 def size_profile(profile: Profile, profile_path: Path | None) -> MemoryEstimate | None:
-    """The estimate of the profile's [workload.model] (None when it describes none)."""
+    """The estimate of the profile's [workload.model] (None when it describes none).
+
+    A decision is never sized from an estimate that leaves a term out: without a stated
+    ``vram_need_gib`` that is an input error naming the term and what would give it."""
     model = profile.workload.model
-    return None if model is None else estimate_model(model, profile_path)
+    if model is None:
+        return None
+    estimate = estimate_model(model, profile_path)
+    from gpuadvisor.decision.sizing_notes import require_complete
+
+    require_complete(
+        estimate,
+        stated=profile.workload.vram_need_gib,
+        file=str(profile_path) if profile_path is not None else "the profile",
+    )
+    return estimate
 
 
 def estimate_model(model: Model, profile_path: Path | None) -> MemoryEstimate:

@@ -99,6 +99,24 @@ def _serving(a: Answers) -> bool:
     return _language_model(a) and a["workload.model.task"] == "inference"
 
 
+def _generating_images(a: Answers) -> bool:
+    return (
+        _describes_model(a)
+        and a["workload.model.family"] == "diffusion"
+        and a["workload.model.task"] == "inference"
+    )
+
+
+def _image_size(text: str) -> Any:
+    """Pixels as ``1024`` (a square image) or ``1216x832`` (width x height)."""
+    parts = text.strip().lower().removesuffix("pixels").removesuffix("px").strip()
+    sides = [side.strip() for side in parts.replace("×", "x").split("x")]
+    if len(sides) > 2 or not all(side.isdigit() for side in sides):
+        raise ValueError("give the image size as 1024, or width x height such as 1216x832")
+    numbers = [int(side) for side in sides]
+    return numbers[0] if len(numbers) == 1 else numbers
+
+
 def _training(a: Answers) -> bool:
     return _describes_model(a) and a["workload.model.task"] != "inference"
 
@@ -225,6 +243,24 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         "if unsure, answer 1.",
         when=_training,
         units=("examples", "samples"),
+    ),
+    ModelQuestion(
+        "workload.model.resolution",
+        "How large is one generated image, in pixels (1024 for 1024 x 1024, or width x "
+        "height such as 1216x832)?",
+        "Generating images needs memory in proportion to their pixels, on top of the "
+        "weights; if unsure, give the largest size you plan for.",
+        when=_generating_images,
+        convert=_image_size,
+        units=("pixels", "px"),
+    ),
+    ModelQuestion(
+        "workload.model.vae_slicing",
+        "Will the images of a batch be decoded one at a time (diffusers' VAE slicing)?",
+        "Decoding all images at once is the memory peak of a batch; slicing lowers it at "
+        "almost no cost in speed; if unsure, answer no.",
+        when=_generating_images,
+        suggest=lambda a: False,
     ),
     ModelQuestion(
         "workload.model.lora_rank",

@@ -62,6 +62,8 @@ FLAGS: dict[str, str] = {
     "hf_config": "--hf-config",
     "lora_rank": "--lora-rank",
     "activation_checkpointing": "--checkpointing",
+    "resolution": "--resolution",
+    "vae_slicing": "--vae-slicing",
 }
 
 
@@ -87,7 +89,14 @@ def size(
     context: Annotated[
         int | None, typer.Option("--context", help="Tokens per sequence (llm).")
     ] = None,
-    batch: Annotated[int | None, typer.Option("--batch", help="Samples per training step.")] = None,
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            "--batch",
+            help="Samples per training step; for a diffusion model, images generated at "
+            "once. A language model being served takes --concurrent instead (refused).",
+        ),
+    ] = None,
     concurrent: Annotated[
         int | None, typer.Option("--concurrent", help="Sequences in flight (llm serving).")
     ] = None,
@@ -98,6 +107,16 @@ def size(
         FamilyChoice | None, typer.Option("--family", help="llm | diffusion | vision | other")
     ] = None,
     lora_rank: Annotated[int | None, typer.Option("--lora-rank", help="LoRA rank r.")] = None,
+    resolution: Annotated[
+        str | None,
+        typer.Option("--resolution", help="Diffusion: image size in pixels, 1024 or 1216x832."),
+    ] = None,
+    vae_slicing: Annotated[
+        bool | None,
+        typer.Option(
+            "--vae-slicing/--no-vae-slicing", help="Diffusion: decode one image at a time."
+        ),
+    ] = None,
     checkpointing: Annotated[
         bool | None,
         typer.Option("--checkpointing/--no-checkpointing", help="Activation checkpointing."),
@@ -139,6 +158,8 @@ def size(
         "hf_config": str(hf_config.absolute()) if hf_config is not None else None,
         "lora_rank": lora_rank,
         "activation_checkpointing": checkpointing,
+        "resolution": _resolution(resolution) if resolution is not None else None,
+        "vae_slicing": vae_slicing,
     }
     given = {key: value for key, value in flags.items() if value is not None}
     stated, described = _from_profile(profile)
@@ -155,6 +176,15 @@ def size(
     estimate = _estimate(model, profile)
     speeds = _speeds(estimate, cards or [], catalog)
     emit(_render(_sizing_object(estimate, stated), estimate, speeds, fmt), output)
+
+
+def _resolution(text: str) -> int | list[int]:
+    """``1024`` (a square image) or ``1216x832`` (width x height)."""
+    parts = text.strip().lower().replace("×", "x").split("x")
+    if not all(part.strip().isdigit() for part in parts) or len(parts) > 2:
+        raise InputError(f"expected pixels as 1024 or 1216x832, got {text!r}", field="--resolution")
+    sides = [int(part) for part in parts]
+    return sides[0] if len(sides) == 1 else sides
 
 
 def _from_profile(profile: Path | None) -> tuple[float | None, dict[str, Any] | None]:
@@ -258,8 +288,10 @@ def _render(
         )
     lines = [sizing.model, ""]
     for key, value in sizing.breakdown.items():
-        lines.append(f"  {TERM_LABELS[key]:<18} {value:>10,.2f} GiB")
-    lines.append(f"  {'total':<18} {estimate.total_gib:>10,.2f} GiB")
+        shown = "not estimated" if key in estimate.missing else f"{value:>10,.2f} GiB"
+        lines.append(f"  {TERM_LABELS[key]:<18} {shown:>14}")
+    total = "at least" if not estimate.complete else "total"
+    lines.append(f"  {total:<18} {estimate.total_gib:>10,.2f} GiB")
     lines += ["", f"  {sizing.formula}"]
     if sizing.source == "stated":
         lines.append(

@@ -8,6 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gpuadvisor.decision.model import PickSpeed, Sizing
+from gpuadvisor.decision.sizing_notes import (
+    defaults_note,
+    diffusion_note,
+    missing_note,
+    window_note,
+)
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
@@ -71,6 +77,12 @@ def describe_model(estimate: MemoryEstimate) -> str:
             parts.append(
                 f"{_tokens(model.context_tokens)} tokens × batch {format_value(model.batch)}"
             )
+    images = estimate.diffusion
+    if images is not None:
+        size = model.resolution
+        sides = [size, size] if isinstance(size, int) else (size or [0, 0])
+        plural = "s" if images.images != 1 else ""
+        parts.append(f"{format_value(images.images)} image{plural} of {sides[0]} × {sides[1]}")
     if estimate.checkpointing is not None:
         parts.append(f"activation checkpointing {'on' if estimate.checkpointing else 'off'}")
     return ", ".join(parts)
@@ -83,6 +95,12 @@ def formula(estimate: MemoryEstimate) -> str:
         f"{TERM_LABELS[key]} {value:,.1f}{' GiB' if index == 0 else ''}"
         for index, (key, value) in enumerate(terms)
     ]
+    if not estimate.complete:
+        left_out = ", ".join(TERM_LABELS[key] for key in estimate.missing)
+        return (
+            " + ".join(shown)
+            + f" = at least {estimate.total_gib:,.1f} GiB ({left_out} not estimated)"
+        )
     return " + ".join(shown) + f" = {estimate.total_gib:,.1f} GiB"
 
 
@@ -107,10 +125,14 @@ def _architecture(estimate: MemoryEstimate) -> str:
             f"sized as for {facts.arch_reference}, the table model nearest to "
             f"{_b(facts.params)} parameters; name the model or give hf_config for its own."
         )
+    if estimate.diffusion is not None:
+        return (
+            f"A diffusion model: weights from its {_b(facts.params)} parameters, "
+            "activations from the image size and the images per batch (below)."
+        )
     return (
         f"A {model.family} model: weights and training states from its {_b(facts.params)} "
-        "parameters; its activations depend on resolution and batch and are not estimated: "
-        "measure a run (torch.cuda.max_memory_allocated) or state vram_need_gib."
+        "parameters; there is no architecture for a KV cache."
     )
 
 
@@ -247,12 +269,15 @@ def speed_assumption(estimate: MemoryEstimate) -> str | None:
 
 def assumptions(estimate: MemoryEstimate) -> tuple[str, ...]:
     lines: list[str | None] = [
+        missing_note(estimate),
         _architecture(estimate),
+        defaults_note(estimate),
         _weights(estimate),
         _moe(estimate),
         _kv(estimate),
+        window_note(estimate),
         *_training(estimate),
-        _activations(estimate),
+        diffusion_note(estimate) or _activations(estimate),
         _overhead(),
         "The estimate is for one job or model instance: each of concurrent_jobs needs as "
         "much, and splitting a model over cards adds the sharding overhead of the options.",
@@ -277,18 +302,25 @@ def sizing_object(
     derived = round(estimate.total_gib, 2)
     notes = list(assumptions(estimate))
     if stated is not None:
+        notes = [note for note in notes if note != missing_note(estimate)]
+        compared = (
+            f"the model's estimate is {format_value(derived)} GiB ({_difference(stated, derived)})"
+            if estimate.complete
+            else f"the model's estimate leaves a term out (at least {format_value(derived)} GiB)"
+        )
         notes.insert(
             0,
             f"The profile states vram_need_gib = {format_value(stated)} GiB, which the "
-            f"decision uses; the model's estimate is {format_value(derived)} GiB "
-            f"({_difference(stated, derived)}).",
+            f"decision uses; {compared}.",
         )
+    # An estimate that leaves a term out is no need: it is shown, never used.
+    known = derived if estimate.complete else None
     return Sizing(
-        vram_need_gib=used if used is not None else (stated if stated is not None else derived),
+        vram_need_gib=used if used is not None else (stated if stated is not None else known),
         source="stated" if stated is not None else "derived",
         breakdown={key: round(value, 2) for key, value in estimate.breakdown_gib().items()},
         assumptions=tuple(notes),
-        estimate_gib=derived,
+        estimate_gib=known,
         model=describe_model(estimate),
         formula=formula(estimate),
     )

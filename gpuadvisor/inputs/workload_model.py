@@ -108,7 +108,9 @@ class Model(BaseModel):
         1,
         ge=1,
         le=65_536,
-        description="Samples per training step on one model instance (the micro-batch).",
+        description="Samples per training step on one model instance (the micro-batch); "
+        "for a diffusion model generating images, the images made at once. A language "
+        "model being served takes concurrent_sequences instead.",
     )
     concurrent_sequences: int = Field(
         1,
@@ -132,6 +134,16 @@ class Model(BaseModel):
         ge=1,
         le=65_536,
         description="LoRA / QLoRA adapter rank r on every linear layer; unset: 16.",
+    )
+    resolution: int | list[int] | None = Field(
+        None,
+        description="Diffusion: the size of one image in pixels, its side (1024) or "
+        "[width, height]; its activations grow with the pixels.",
+    )
+    vae_slicing: bool = Field(
+        False,
+        description="Diffusion: the VAE decodes the images one at a time "
+        "(diffusers' enable_vae_slicing) instead of all at once.",
     )
     activation_checkpointing: bool | None = Field(
         None,
@@ -167,6 +179,15 @@ class Model(BaseModel):
                     )
             if self.params_b is None:
                 raise missing_error("params_b", None)
+        self._image_keys()
+        if self.family == "llm" and self.task == "inference" and self.batch != 1:
+            raise field_error(
+                "batch",
+                "batch is the micro-batch of a training step; a language model being served "
+                "keeps sequences in flight instead: give them as concurrent_sequences "
+                "(--concurrent)",
+                self.batch,
+            )
         if (
             self.active_params_b is not None
             and self.params_b is not None
@@ -192,3 +213,21 @@ class Model(BaseModel):
                 self.precision,
             )
         return self
+
+    def _image_keys(self) -> None:
+        if self.family != "diffusion":
+            for name in ("resolution", "vae_slicing"):
+                if getattr(self, name) not in (None, False):
+                    raise field_error(
+                        name,
+                        'an image size is for a diffusion model (family = "diffusion")',
+                        getattr(self, name),
+                    )
+            return
+        size = self.resolution
+        sides = [size] if isinstance(size, int) else (size or [])
+        if isinstance(size, list) and len(size) != 2:
+            raise field_error("resolution", "give [width, height], two numbers of pixels", size)
+        for side in sides:
+            if isinstance(side, bool) or not 8 <= side <= 16_384:
+                raise field_error("resolution", "a side must be 8 to 16,384 pixels", size)

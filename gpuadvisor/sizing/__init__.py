@@ -3,8 +3,10 @@ can run on a card (``[workload.model]``, ``gpuadvisor size``, CONTRACT §6).
 
 - :mod:`.tables`: the constants and the model table (``data/*.toml``, each value sourced);
 - :mod:`.arch`: a transformer's shape and what follows from it (parameters, KV cache);
-- :mod:`.hfconfig`: a local Hugging Face config.json, read as untrusted input;
-- :mod:`.estimate`: the memory terms; :mod:`.speed`: decode and prefill bounds.
+- :mod:`.hfconfig`: a local Hugging Face config.json, read as untrusted input, the way
+  transformers builds its model_type (``data/architectures.toml``);
+- :mod:`.estimate`: the memory terms (and which could not be computed); :mod:`.diffusion`:
+  a diffusion pipeline's activations; :mod:`.speed`: decode and prefill bounds.
 
 Arithmetic only: the decision (:mod:`gpuadvisor.decision.sizing`) writes the sentences.
 :func:`size_model` is the one entry point that reads a file (the config.json).

@@ -8,7 +8,8 @@ table) is :mod:`gpuadvisor.sizing.hfconfig` and :mod:`gpuadvisor.sizing.tables`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from gpuadvisor.sizing.tables import ModelEntry
 
@@ -21,6 +22,11 @@ class Architecture:
     in ``data/models.toml``). ``experts`` = 0 is a dense model; ``kv_lora_rank`` > 0 is
     multi-head latent attention (DeepSeek-V2/V3), which caches one compressed vector per
     token and layer instead of keys and values per head.
+
+    The layout fields (norms, biases, learned positions) default to the Llama layout of
+    the model table; a config.json sets them from its model_type
+    (``data/architectures.toml``). ``sliding_layers`` of the layers attend only to the
+    last ``sliding_window`` tokens; ``max_positions`` is the position limit (0: not known).
     """
 
     layers: int
@@ -42,6 +48,21 @@ class Architecture:
     q_lora_rank: int = 0
     nope_head_dim: int = 0
     v_head_dim: int = 0
+    norm: Literal["rms", "layer"] = "rms"
+    norms_per_layer: int = 2
+    qkv_bias: bool = False
+    out_bias: bool = False
+    mlp_bias: bool = False
+    position_rows: int = 0
+    max_positions: int = 0
+    sliding_window: int = 0
+    sliding_layers: int = 0
+    model_type: str = field(default="", compare=False)
+    """The config.json's model_type ("" for the table or a type gpuadvisor does not know)."""
+    limit_key: str = field(default="", compare=False)
+    """Where ``max_positions`` comes from, as the error names it (max_position_embeddings)."""
+    defaulted: tuple[str, ...] = field(default=(), compare=False)
+    """config.json keys the file leaves out that took their model_type's default."""
 
     @classmethod
     def of_entry(cls, entry: ModelEntry) -> Architecture:
@@ -65,6 +86,8 @@ class Architecture:
             q_lora_rank=entry.q_lora_rank,
             nope_head_dim=entry.nope_head_dim,
             v_head_dim=entry.v_head_dim,
+            sliding_window=entry.sliding_window,
+            sliding_layers=entry.sliding_layers,
         )
 
     # -- the KV cache --------------------------------------------------------------
@@ -74,17 +97,26 @@ class Architecture:
         return self.kv_lora_rank > 0
 
     @property
-    def kv_values_per_token(self) -> int:
-        """Values the KV cache holds for one token of one sequence, over all layers.
-
-        Keys and values for each KV head of each layer: 2 x layers x kv_heads x head_dim
-        (vLLM paper, section 3). Latent attention stores the compressed vector and the
-        rotary key part instead: layers x (kv_lora_rank + rope_head_dim) (DeepSeek-V2,
-        section 2.1).
-        """
+    def kv_values_per_layer(self) -> int:
+        """Values one layer caches for one token: keys and values of each KV head,
+        2 x kv_heads x head_dim (vLLM paper, section 3); with latent attention the
+        compressed vector and the rotary key part, kv_lora_rank + rope_head_dim
+        (DeepSeek-V2, section 2.1)."""
         if self.latent_attention:
-            return self.layers * (self.kv_lora_rank + self.rope_head_dim)
-        return 2 * self.layers * self.kv_heads * self.head_dim
+            return self.kv_lora_rank + self.rope_head_dim
+        return 2 * self.kv_heads * self.head_dim
+
+    @property
+    def kv_values_per_token(self) -> int:
+        """Values the KV cache holds for one token of one sequence, over all layers."""
+        return self.layers * self.kv_values_per_layer
+
+    def kv_values_windowed(self, tokens: int) -> int:
+        """Values one sequence of ``tokens`` keeps when the sliding-window layers hold
+        only the last ``sliding_window`` tokens and the others the whole sequence."""
+        kept = min(tokens, self.sliding_window) if self.sliding_window else tokens
+        full_layers = self.layers - self.sliding_layers
+        return self.kv_values_per_layer * (full_layers * tokens + self.sliding_layers * kept)
 
     # -- parameters ----------------------------------------------------------------
 
@@ -113,10 +145,19 @@ class Architecture:
             kv += self.kv_lora_rank * self.heads * (self.nope_head_dim + self.v_head_dim)
             return q + kv + self.heads * self.v_head_dim * h
         kv_dim = self.kv_heads * self.head_dim
-        return 2 * h * self.q_dim + 2 * h * kv_dim
+        biases = (self.q_dim + 2 * kv_dim if self.qkv_bias else 0) + (h if self.out_bias else 0)
+        return 2 * h * self.q_dim + 2 * h * kv_dim + biases
 
     def _mlp_params(self, inner: int) -> int:
-        return (3 if self.gated_mlp else 2) * self.hidden * inner
+        matrices = (3 if self.gated_mlp else 2) * self.hidden * inner
+        if not self.mlp_bias:
+            return matrices
+        return matrices + (2 if self.gated_mlp else 1) * inner + self.hidden
+
+    @property
+    def _norm_params(self) -> int:
+        """One normalisation layer: a weight per unit, and a bias for LayerNorm."""
+        return (2 if self.norm == "layer" else 1) * self.hidden
 
     @property
     def expert_params(self) -> int:
@@ -134,7 +175,7 @@ class Architecture:
         return 0 if self.tied_embeddings else self.vocab * self.hidden
 
     def _layer_params(self, *, active_only: bool) -> int:
-        norms = 2 * self.hidden
+        norms = self.norms_per_layer * self._norm_params
         attention = self._attention_params()
         dense = self._mlp_params(self.intermediate)
         if not self.moe:
@@ -149,13 +190,18 @@ class Architecture:
         )
 
     @property
+    def _outside_layers(self) -> int:
+        """Embeddings, the final norm and a learned position table."""
+        return self.embedding_params + self._norm_params + self.position_rows * self.hidden
+
+    @property
     def total_params(self) -> int:
-        return self._layer_params(active_only=False) + self.embedding_params + self.hidden
+        return self._layer_params(active_only=False) + self._outside_layers
 
     @property
     def active_params(self) -> int:
         """Parameters one token passes through (all of them for a dense model)."""
-        return self._layer_params(active_only=True) + self.embedding_params + self.hidden
+        return self._layer_params(active_only=True) + self._outside_layers
 
     # -- LoRA adapters ---------------------------------------------------------------
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from gpuadvisor.errors import InputError, did_you_mean
 from gpuadvisor.inputs.workload_model import Model
 from gpuadvisor.sizing.arch import Architecture
+from gpuadvisor.sizing.diffusion import DiffusionActivations, diffusion_activations
 from gpuadvisor.sizing.tables import ModelEntry, constants, find_model, model_table
 from gpuadvisor.vocabulary import ADAPTER_TASKS, FULL_TRAINING_TASKS
 
@@ -73,6 +75,19 @@ class MemoryEstimate:
     gradients_bytes: float
     optimizer_bytes: float
     overhead_bytes: float
+    kv_cache_windowed_bytes: float | None = None
+    """The KV cache when the sliding-window layers keep only their window (None: no
+    window, or the context fits in it)."""
+    diffusion: DiffusionActivations | None = None
+    missing: tuple[str, ...] = ()
+    """Terms of the breakdown that could not be computed (``activations_gib``): the
+    total is then a lower bound, not the need."""
+    missing_keys: tuple[str, ...] = ()
+    """``[workload.model]`` keys that would let them be computed (none: measure a run)."""
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
 
     @property
     def total_bytes(self) -> float:
@@ -216,6 +231,9 @@ def _activations(
     model: Model, arch: Architecture | None, checkpointing: bool, precision: str
 ) -> float | None:
     """Bytes of activations at the peak of a step, or None when not estimated."""
+    if model.family == "diffusion" and model.task == "inference":
+        images = diffusion_activations(model, precision)
+        return images.peak_bytes if images is not None else None
     if model.family != "llm" or arch is None:
         return None
     acts = constants().activations
@@ -241,6 +259,7 @@ def estimate_memory(
 ) -> MemoryEstimate:
     """Every term of the memory one job needs (see the module docstring)."""
     facts = resolve(model, config_arch, config_file)
+    _check_position_limit(model, facts)
     table = constants()
     precision, precision_source = _precision(model, facts)
     bits = table.weights[precision].bits_per_param
@@ -274,6 +293,16 @@ def estimate_memory(
         kv_precision = model.kv_cache_precision or ("fp32" if precision == "fp32" else "bf16")
         kv_per_token = facts.arch.kv_values_per_token * _KV_BYTES[kv_precision]
     kv_cache = kv_per_token * model.context_tokens * model.concurrent_sequences
+    windowed = None
+    arch = facts.arch
+    if (
+        kv_precision is not None
+        and arch is not None
+        and arch.sliding_layers
+        and model.context_tokens > arch.sliding_window
+    ):
+        values = arch.kv_values_windowed(model.context_tokens)
+        windowed = values * _KV_BYTES[kv_precision] * model.concurrent_sequences
     checkpointing = (
         None
         if model.task == "inference"
@@ -284,6 +313,7 @@ def estimate_memory(
         )
     )
     activations = _activations(model, facts.arch, bool(checkpointing), precision)
+    missing, missing_keys = _missing(model, activations)
     tensors = weights + kv_cache + (activations or 0.0) + gradients + optimizer
     overhead = table.overhead.cuda_context_gib * GIB + table.overhead.allocator_share * tensors
     return MemoryEstimate(
@@ -306,4 +336,39 @@ def estimate_memory(
         gradients_bytes=gradients,
         optimizer_bytes=optimizer,
         overhead_bytes=overhead,
+        kv_cache_windowed_bytes=windowed,
+        diffusion=(
+            diffusion_activations(model, precision)
+            if model.family == "diffusion" and model.task == "inference"
+            else None
+        ),
+        missing=missing,
+        missing_keys=missing_keys,
+    )
+
+
+def _missing(model: Model, activations: float | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The terms left out, and the keys that would give them: a diffusion model being
+    served needs its image size; other models and trainings have no activation model."""
+    if activations is not None:
+        return (), ()
+    if model.family == "diffusion" and model.task == "inference":
+        return ("activations_gib",), ("resolution",)
+    return ("activations_gib",), ()
+
+
+def _check_position_limit(model: Model, facts: ModelFacts) -> None:
+    """A sequence longer than the model's position limit cannot be run: an input error
+    naming both numbers."""
+    arch = facts.arch
+    if model.family != "llm" or arch is None or not arch.max_positions:
+        return
+    if model.context_tokens <= arch.max_positions:
+        return
+    source = Path(facts.arch_reference).name if facts.arch_source == "hf_config" else facts.label
+    raise InputError(
+        f"context_tokens = {model.context_tokens:,} is beyond the model's position limit: "
+        f"{arch.limit_key} = {arch.max_positions:,} ({source})",
+        field="workload.model.context_tokens",
+        hint=f"give at most {arch.max_positions:,} tokens per sequence (context_tokens, --context)",
     )

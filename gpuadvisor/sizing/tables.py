@@ -76,6 +76,21 @@ class Activations(_Data):
     inference: InferenceActivations
 
 
+class KvCache(_Data):
+    """What a server keeps of a sliding-window model's KV cache (a statement, sourced)."""
+
+    window_source: str = Field(pattern=r"^https://")
+
+
+class Diffusion(_Data):
+    """Peak activations of a latent-diffusion pipeline generating images (inference)."""
+
+    unet_bytes_per_pixel: float = Field(gt=0, le=100_000)
+    vae_decode_bytes_per_pixel: float = Field(gt=0, le=100_000)
+    reference_bits: float = Field(gt=0, le=64)
+    source: str = Field(pattern=r"^https://")
+
+
 class Overhead(_Data):
     cuda_context_gib: float = Field(ge=0, le=64)
     cuda_context_source: str = Field(pattern=r"^https://")
@@ -101,6 +116,8 @@ class Constants(_Data):
     activations: Activations
     overhead: Overhead
     speed: Speed
+    kv_cache: KvCache
+    diffusion: Diffusion
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -141,6 +158,8 @@ class ModelEntry(_Data):
     q_lora_rank: int = Field(0, ge=0, le=65_536)
     nope_head_dim: int = Field(0, ge=0, le=65_536)
     v_head_dim: int = Field(0, ge=0, le=65_536)
+    sliding_window: int = Field(0, ge=0, le=100_000_000)
+    sliding_layers: int = Field(0, ge=0, le=1000)
     config: str = Field(pattern=r"^https://")
     params_source: str = Field(pattern=r"^https://")
 
@@ -150,6 +169,11 @@ class ModelEntry(_Data):
             raise ValueError(f"{self.name}: experts needs experts_per_token and moe_intermediate")
         if self.experts and self.active_params_b is None:
             raise ValueError(f"{self.name}: a mixture-of-experts entry needs active_params_b")
+        if (
+            bool(self.sliding_window) != bool(self.sliding_layers)
+            or self.sliding_layers > self.layers
+        ):
+            raise ValueError(f"{self.name}: sliding_window and sliding_layers go together")
         return self
 
 
@@ -169,6 +193,46 @@ class ModelTable(_Data):
                     raise ValueError(f"{key!r} names both {seen[normal]} and {entry.name}")
                 seen[normal] = entry.name
         return self
+
+
+BiasSwitch = bool | str
+
+
+class Bias(_Data):
+    qkv: BiasSwitch = False
+    out: BiasSwitch = False
+    mlp: BiasSwitch = False
+
+
+class Layout(_Data):
+    """How transformers builds one ``model_type`` (``data/architectures.toml``)."""
+
+    config_class: str = Field(min_length=1)
+    source: str = Field(pattern=r"^https://github\.com/huggingface/transformers/")
+    norm: Literal["rms", "layer"] = "rms"
+    norms_per_layer: int = Field(2, ge=1, le=8)
+    mlp: Literal["gated", "plain"] = "gated"
+    bias: Bias = Bias()
+    learned_positions: bool = False
+    position_offset: int = Field(0, ge=0, le=1024)
+    sliding: Literal["all", "alternate", "none"] = "none"
+    defaults: dict[str, int | bool] = Field(default_factory=dict, strict=False)
+
+    @model_validator(mode="after")
+    def _switches_are_defaulted(self) -> Layout:
+        for part in ("qkv", "out", "mlp"):
+            switch = getattr(self.bias, part)
+            if isinstance(switch, str) and not isinstance(self.defaults.get(switch), bool):
+                raise ValueError(f"{self.config_class}: bias.{part} = {switch!r} has no default")
+        return self
+
+
+class Layouts(_Data):
+    schema_: Literal["gpuadvisor/sizing-architectures/v1"] = Field(alias="schema")
+    transformers_version: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+    model_type: dict[str, Layout]
+
+    model_config = ConfigDict(populate_by_name=True)
 
 
 def name_key(name: str) -> str:
@@ -219,6 +283,13 @@ def _by_key() -> dict[str, ModelEntry]:
         for key in (entry.name, *entry.aliases):
             table[name_key(key)] = entry
     return table
+
+
+@functools.cache
+def layouts() -> Layouts:
+    """How transformers builds each model_type it is given (bundled, read once)."""
+    loaded: Layouts = _load("architectures.toml", Layouts)
+    return loaded
 
 
 def find_model(name: str) -> ModelEntry | None:
