@@ -234,6 +234,8 @@ def build_facts(
     values.update(found)
     sources.update(dict.fromkeys(found, DERIVED_SOURCE))
     if estimate is not None and profile.workload.vram_need_gib is None:
+        if not estimate.complete:  # pipeline.size_profile refuses these with a message
+            raise ValueError(f"the estimate lacks {', '.join(estimate.missing)}: no need to size")
         values["workload.vram_need_gib"] = round(estimate.total_gib, 2)
         sources["workload.vram_need_gib"] = DERIVED_SOURCE
     # Derived after the estimate: the headroom reads the memory need it may have set.
