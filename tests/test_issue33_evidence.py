@@ -31,7 +31,7 @@ from .conftest import REPO
 from .evidence_support import FIXTURES
 
 XID79_AND_COMPANION = FIXTURES / "dmesg-T_xid79-with-companion_550.log"
-ONE_LINE_340 = FIXTURES / "kern-log_fallen-off-bus-one-line_340.log"
+ONE_LINE_OLD = FIXTURES / "kern-log_fallen-off-bus-one-line_old-driver.log"
 THREE_LINES_570 = FIXTURES / "dmesg-fallen-off-bus-three-lines_570.158.01.log"
 SNIPPED = FIXTURES / "dmesg-short_pasted-snip.log"
 LMS_ONE_GPU = FIXTURES / "query-gpu-lms250_one-gpu_no-identity.csv"
@@ -94,8 +94,8 @@ def test_the_companion_of_another_gpu_is_that_gpus_loss() -> None:
 
 
 def test_fallen_off_the_bus_without_an_xid_is_a_lost_gpu_in_every_wording() -> None:
-    """The old one line (said twice in the 340 log) and the 570+ three lines read alike."""
-    for path, bus in ((ONE_LINE_340, "00000000:02:00.0"), (THREE_LINES_570, "00000000:B3:00.0")):
+    """The old one line (said twice in the old driver's log) and the 570+ three lines read alike."""
+    for path, bus in ((ONE_LINE_OLD, "00000000:02:00.0"), (THREE_LINES_570, "00000000:B3:00.0")):
         snapshot = load_evidence([path])
         assert _events(snapshot) == [("gpu-lost", None, bus)], path.name
         facts = derive_host_facts(snapshot).values
@@ -104,10 +104,10 @@ def test_fallen_off_the_bus_without_an_xid_is_a_lost_gpu_in_every_wording() -> N
 
 
 def test_the_one_line_message_is_read_as_the_driver_prints_it() -> None:
-    [event] = load_evidence([ONE_LINE_340]).events
+    [event] = load_evidence([ONE_LINE_OLD]).events
     assert event.text == "NVRM: GPU at 0000:02:00.0 has fallen off the bus."
     assert (event.time, event.xid_class) == ("Nov  2 21:14:37", None)
-    assert event.source is not None and event.source.endswith(f"{ONE_LINE_340.name}:1")
+    assert event.source is not None and event.source.endswith(f"{ONE_LINE_OLD.name}:1")
 
 
 def test_every_wording_of_a_loss_fires_the_same_findings(
@@ -122,7 +122,7 @@ def test_every_wording_of_a_loss_fires_the_same_findings(
         decision: Decision = advise(profile, evidence=(q, log), sensitivity=False, rules=rulebase)
         return {f.rule: f.evidence for f in decision.fix_first if f.rule.startswith("HW-")}
 
-    one_line, three_lines = fix_first(ONE_LINE_340), fix_first(THREE_LINES_570)
+    one_line, three_lines = fix_first(ONE_LINE_OLD), fix_first(THREE_LINES_570)
     assert set(one_line) == set(three_lines) == {"HW-001", "HW-002"}
     assert all("host.gpu_lost_count = 1" in text for text in (*one_line.values(),))
     decision = advise(profile, evidence=(q, XID79_AND_COMPANION), sensitivity=False, rules=rulebase)

@@ -10,8 +10,10 @@ each interval, under the one header. Which rows are one GPU's:
   one loop over N GPUs prints N rows milliseconds apart (or with one stamp), then waits
   its interval. When the rows fall into bursts of N, the gap that ends a burst clearly
   longer than the gaps within one (:data:`BURST_RATIO`, median against median), the
-  rows are N GPUs, and a row's GPU is its place in its burst (nvidia-smi lists the GPUs
-  in the same order every loop). Otherwise rows that follow one another are one GPU's
+  rows are N GPUs, and a row's GPU is taken to be its place in its burst. nvidia-smi
+  usually lists the GPUs in one order every loop but does not promise it (captures exist
+  whose rows come in another order from one loop to the next), so the note says that an
+  index column makes it certain. Otherwise rows that follow one another are one GPU's
   samples;
 - with neither, the rows are one GPU's samples.
 
@@ -48,24 +50,35 @@ Data = dict[str, Any]
 #: gap after it must be for the rows to read as bursts: a loop's rows come milliseconds
 #: apart, its interval is 10 ms or more; a single GPU's samples come evenly spaced.
 BURST_RATIO = 2.0
-_STAMP = re.compile(r"^(?P<date>\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)(?:\.(?P<fraction>\d{1,6}))?$")
+_STAMP = re.compile(
+    r"^(?P<date>\d{4}/\d\d/\d\d) (?P<h>[01]\d|2[0-3]):(?P<m>[0-5]\d):(?P<s>[0-5]\d)"
+    r"(?:\.(?P<fraction>\d{1,6}))?$"
+)
 _EPOCH = datetime(1970, 1, 1)
 
 
 def stamps(rows: Sequence[Row]) -> list[float | None]:
     """Each row's time stamp in seconds (None where it has none nvidia-smi prints)."""
+    days: dict[str, float | None] = {}  # a loop's rows share a date: read each once
     seconds: list[float | None] = []
     for _, row in rows:
-        match = _STAMP.match(clean(row.get(TIMESTAMP)) or "")
-        try:
-            when = datetime.strptime(match.group("date"), "%Y/%m/%d %H:%M:%S") if match else None
-        except ValueError:  # 2024/02/30
-            when = None
-        if when is None or match is None:
+        match = _STAMP.match(row.get(TIMESTAMP, "").strip())
+        if match is None:
+            seconds.append(None)
+            continue
+        date = match.group("date")
+        if date not in days:
+            try:
+                days[date] = (datetime.strptime(date, "%Y/%m/%d") - _EPOCH).total_seconds()
+            except ValueError:  # 2024/02/30
+                days[date] = None
+        day = days[date]
+        if day is None:
             seconds.append(None)
             continue
         fraction = match.group("fraction") or "0"
-        seconds.append((when - _EPOCH).total_seconds() + int(fraction) / 10 ** len(fraction))
+        clock = int(match.group("h")) * 3600 + int(match.group("m")) * 60 + int(match.group("s"))
+        seconds.append(day + clock + int(fraction) / 10 ** len(fraction))
     return seconds
 
 
@@ -90,8 +103,9 @@ def group(
         return [list(range(i, len(rows), count)) for i in range(count)], (
             f"{name}: no index, pci.bus_id or uuid column names the GPUs; the time stamps "
             f"of lines {first}-{last} come in bursts of {count} rows, one per loop over "
-            f"the GPUs, so they were read as {count} GPUs, each row's GPU being its place "
-            "in its burst"
+            f"the GPUs, so they were read as {count} GPUs, each row's GPU taken to be its "
+            "place in its burst (nvidia-smi does not promise that order: add index to "
+            "--query-gpu to be sure)"
         )
     if differ:
         return [[at] for at in range(len(rows))], None
@@ -130,11 +144,11 @@ def bursts(times: Sequence[float]) -> int:
 
 
 def _get(data: Data, place: tuple[str, ...]) -> Any:
-    for step in place:
-        if not isinstance(data, dict) or step not in data:
-            return None
-        data = data[step]
-    return data
+    """The value at ``place`` (one or two steps deep, as in Gpu)."""
+    value = data.get(place[0])
+    if len(place) == 1 or value is None:
+        return value
+    return value.get(place[1])
 
 
 def _put(data: Data, place: tuple[str, ...], value: Any) -> None:
@@ -166,11 +180,9 @@ def _reduce(how: str, values: list[Any]) -> Any:
     return round(mean(values), 2)
 
 
-def window(
-    readings: Sequence[Data], reasons: Sequence[dict[str, bool]], times: Sequence[float | None]
-) -> Data:
-    """One GPU's data (the shape of ``Gpu``) from its rows' readings, clock event reasons
-    and time stamps, in row order."""
+def window(readings: Sequence[Data], times: Sequence[float | None]) -> Data:
+    """One GPU's data (the shape of ``Gpu``) from its rows' readings (a clock event
+    reason as ``{"active": bool}``) and time stamps, in row order."""
     data: Data = {}
     for reading in readings:
         tick()
@@ -183,9 +195,9 @@ def window(
         if series[place]:
             _put(data, figure, _reduce(how, series[place]))
     shares: dict[str, list[bool]] = {}
-    for states in reasons:
-        for reason, state in states.items():
-            shares.setdefault(reason, []).append(state)
+    for reading in readings:
+        for reason, state in reading.get("throttle_reasons", {}).items():
+            shares.setdefault(reason, []).append(state["active"])
     if shares:
         data["throttle_reasons"] = {
             reason: {"fraction": round(sum(states) / len(states), 4)}

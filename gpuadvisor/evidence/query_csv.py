@@ -68,9 +68,7 @@ def _gpus(
             continue
         noted: set[str] = set()  # a disagreement between aliases is noted once, not per row
         readings = [_data(rows[at][1], name, rows[at][0], notes, noted) for at in group]
-        data = _query_series.window(
-            readings, [_reasons(rows[at][1]) for at in group], [times[at] for at in group]
-        )
+        data = _query_series.window(readings, [times[at] for at in group])
         gpus.append(Gpu.model_validate(data))
     return gpus
 
