@@ -94,8 +94,6 @@ def group(
             tick()
             found.setdefault(tuple(clean(row.get(c)) for c in identity), []).append(at)
         return list(found.values()), None
-    fixed = [c for c in FIXED if c in columns]
-    differ = any(len({clean(row.get(c)) for _, row in rows}) > 1 for c in fixed)
     known = [t for t in times if t is not None]
     count = bursts(known) if len(known) == len(rows) else 1
     if count > 1:
@@ -107,13 +105,16 @@ def group(
             "place in its burst (nvidia-smi does not promise that order: add index to "
             "--query-gpu to be sure)"
         )
-    if differ:
+    fixed = [c for c in FIXED if c in columns]
+    if any(len({clean(row.get(c)) for _, row in rows}) > 1 for c in fixed):
         return [[at] for at in range(len(rows))], None
     if len(known) == len(rows):
-        span = known[-1] - known[0]
+        span = max(known) - min(known)
         why = (
             f"their time stamps follow one another over {span:g} s, not in bursts of a row per GPU"
         )
+    elif TIMESTAMP in columns:
+        why = "and not every row has a time stamp as nvidia-smi prints it"
     else:
         why = "and no timestamp column tells one GPU's samples from the GPUs of one query"
     return [list(range(len(rows)))], (
