@@ -49,7 +49,12 @@ def test_dump_is_deterministic_and_keyed_as_the_contract_says() -> None:
     ):
         assert key in gpu
     assert set(gpu["pcie"]) >= {"gen_current", "gen_max", "width_current", "width_max"}
-    assert {e["class"] for e in data["events"]} == {"hardware", "application"}
+    # An Xid carries its class; a lost GPU (the "fallen off the bus" line) has no Xid, so none.
+    assert {(e["kind"], e["class"]) for e in data["events"]} == {
+        ("xid", "hardware"),
+        ("xid", "application"),
+        ("gpu-lost", None),
+    }
     assert first.endswith("\n")
 
 

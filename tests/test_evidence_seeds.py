@@ -75,8 +75,10 @@ SEEDS: dict[str, tuple[str, int, dict[str, Any]]] = {
         {
             "events[0].code": 31,
             "events[0].time": "2026-01-13T09:41:02",
-            "events[1].code": 79,  # "GPU has fallen off the bus" without its Xid line
-            "events[1].xid_class": "hardware",
+            # "GPU has fallen off the bus" without an Xid 79 line: a lost GPU, no Xid.
+            "events[1].kind": "gpu-lost",
+            "events[1].code": None,
+            "events[1].pci_bus_id": "00000000:65:00.0",
         },
     ),
     "seed-mpstat.txt": (
@@ -278,6 +280,7 @@ def test_two_gpu_article_session_is_one_host() -> None:
     assert facts["host.memory_used_spread_pct"] == pytest.approx(92.37, abs=0.01)
     assert facts["host.cpu_saturated_cores"] == 2
     assert facts["host.iowait_pct"] == 0.4  # mpstat first, iostat's 18.7 second
-    assert facts["host.xid_bus_count"] == 1
+    # The log's "fallen off the bus" line has no Xid 79 line: one GPU lost, no Xid 79.
+    assert (facts["host.xid_bus_count"], facts["host.gpu_lost_count"]) == (0, 1)
     assert facts["host.numa_binding_remote"] is None  # bound to node 0; GPUs on 0 and 1
     assert facts["gpu.temp_margin_c"] is None  # no slowdown threshold in these captures

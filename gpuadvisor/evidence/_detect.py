@@ -183,7 +183,16 @@ def dcgm(text: str) -> bool:
 
 # Kernel-log messages (the parser reads events from lines these find).
 XID = r"NVRM: Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<code>\d+)(?:, (?P<rest>.*))?"
-OFF_BUS = r"NVRM: GPU (?:at )?(?:PCI:)?(?P<bus>[0-9a-fA-F:.]+):? (?:GPU )?has fallen off the bus"
+#: A lost GPU said in one line without an Xid: older drivers' "NVRM: GPU at 0000:01:00.0
+#: has fallen off the bus.", and the line the driver prints right after an Xid 79, "NVRM:
+#: GPU 0000:01:00.0: GPU has fallen off the bus." (osHandleGpuLost in
+#: open-gpu-kernel-modules, src/nvidia/arch/nvalloc/unix/src/osinit.c: NV_DEV_PRINTF puts
+#: the bus id and a colon before the text). The bus id stops before that colon.
+OFF_BUS = (
+    r"NVRM: GPU (?:at )?(?:PCI:)?"
+    r"(?P<bus>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)"
+    r":? (?:GPU )?has fallen off the bus"
+)
 #: Since driver 570 (and in the probe routine of older ones) a lost GPU is one message
 #: printed over three lines, without an Xid: "NVRM: The NVIDIA GPU 0000:b3:00.0" /
 #: "NVRM: (PCI ID: 10de:26b5) installed in this system has" / "NVRM: fallen off the bus
@@ -223,25 +232,49 @@ def kernel_log(text: str) -> bool:
     return kernel_shaped(text)
 
 
+#: The words of a line a person pastes into a log to show a cut: "[...snip...]", "...",
+#: "-- snip --", "<cut>", "[ 42 lines omitted ]" (a number only beside "lines"). Such a
+#: line, like a blank one, says nothing about the format either way. Marks are short: a
+#: longer line is never one (and is not scanned).
+_MARKER_WORDS = frozenset(
+    {"snip", "snipped", "cut", "trimmed", "truncated", "omitted", "elided", "redacted"}
+    | {"line", "lines", "more", "output"}
+)
+_MARKER_LENGTH = 80
+
+
+def pasted_marker(line: str) -> bool:
+    """A line that only marks where a person cut the log (see :data:`_MARKER_WORDS`)."""
+    if len(line) > _MARKER_LENGTH:
+        return False
+    words = [w.lower() for w in re.findall(r"[^\W_]+", line)]
+    counted = not {"line", "lines"}.isdisjoint(words)  # "[ 42 lines omitted ]"
+    return all(w in _MARKER_WORDS or (counted and w.isdigit()) for w in words)
+
+
 def kernel_shaped(text: str) -> bool:
     """Most of the first hundred lines start the way kernel-log lines do.
 
     A message printed over several lines (a lost GPU, a register dump) has its later
     lines indented under the first, with no stamp of their own: they belong to the
-    line above and are not counted either way.
+    line above and are not counted either way; nor are blank lines and the marks a
+    person leaves where they cut the log (:func:`pasted_marker`). One foreign line
+    beside two or more kernel lines is allowed whatever the share, so that a log of
+    three lines does not hinge on one pasted line (a prompt, a heading).
     """
     kernel_line = re.compile(_KERNEL_LINE)
     counted = kernel = 0
     previous = False
     for line in text.splitlines()[:100]:
-        if not line.strip():
+        if not line.strip() or pasted_marker(line):
             continue
         if previous and line[:1].isspace():
             continue
         previous = kernel_line.match(line) is not None
         counted += 1
         kernel += previous
-    return counted > 0 and kernel >= 0.8 * counted
+    foreign = counted - kernel
+    return counted > 0 and (kernel >= 0.8 * counted or (kernel >= 2 and foreign == 1))
 
 
 #: ``nvidia-smi -q`` labels (normalised); two of them make a ``-q`` report or excerpt.

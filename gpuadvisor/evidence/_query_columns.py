@@ -102,6 +102,46 @@ ALIASES = {
 }
 REASON_PREFIXES = ("clocks_event_reasons.", "clocks_throttle_reasons.")
 
+#: Columns that name one GPU: rows that agree on them are one GPU's (a looped query
+#: prints every GPU again each interval), rows that differ are different GPUs.
+IDENTITY = ("index", "uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id", "serial", "gpu_serial")
+#: Columns one card never changes: rows that differ in them cannot be one GPU's samples.
+FIXED = ("name", "gpu_name", "memory.total", "vbios_version", "power.default_limit")
+#: The time stamp column (``YYYY/MM/DD HH:MM:SS.mmm``), one per row: nvidia-smi stamps
+#: each row when it reads that GPU.
+TIMESTAMP = "timestamp"
+
+#: How the readings of one GPU's rows (a looped query) become its figures over the
+#: window, as the probe summarises its samples (gpuadvisor.probe.summary): the mean
+#: describes the window; memory used keeps its high-water mark (what an out-of-memory
+#: depends on); the PCIe link keeps the best it reached (idle GPUs train their links down
+#: on purpose). Place in Gpu -> "mean" or "max". Any other value is the latest row's.
+SERIES: dict[tuple[str, ...], str] = {
+    ("utilisation", "gpu_pct"): "mean",
+    ("utilisation", "memory_pct"): "mean",
+    ("utilisation", "encoder_pct"): "mean",
+    ("utilisation", "decoder_pct"): "mean",
+    ("memory_used_mib",): "max",
+    ("fan_pct",): "mean",
+    ("clocks", "graphics_mhz"): "mean",
+    ("clocks", "sm_mhz"): "mean",
+    ("clocks", "mem_mhz"): "mean",
+    ("temperature", "gpu_c"): "mean",
+    ("temperature", "memory_c"): "mean",
+    ("temperature", "tlimit_margin_c"): "mean",
+    ("power", "draw_w"): "mean",
+    ("power", "draw_instant_w"): "mean",
+    ("pcie", "gen_current"): "max",
+    ("pcie", "width_current"): "max",
+}
+#: How steady a reading was over the window: (reading, figure, "p95" or "min").
+SPREAD: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = (
+    (("utilisation", "gpu_pct"), ("utilisation", "gpu_p95_pct"), "p95"),
+    (("utilisation", "gpu_pct"), ("utilisation", "gpu_min_pct"), "min"),
+    (("utilisation", "memory_pct"), ("utilisation", "memory_p95_pct"), "p95"),
+    (("utilisation", "memory_pct"), ("utilisation", "memory_min_pct"), "min"),
+)
+
 
 def header(text: str) -> list[str] | None:
     """Column names without unit suffixes, when the first line is a query header."""

@@ -8,9 +8,25 @@ printed as several Xid 13 lines for one fault (``Graphics SM Warp Exception``, t
 ``Graphics SM Global Exception``, ``Graphics Exception: ESR ...`` and on older drivers
 ``Graphics Exception: ChID ...``): they make one event.
 
-A GPU that "has fallen off the bus" is Xid 79 when the driver says so in one line; the
-three-line message of driver 570+ (and of every driver's probe routine), which has no
-Xid, is a ``gpu-lost`` event, one per GPU.
+A GPU that has fallen off the bus has one meaning and one representation, whichever
+driver wrote the log:
+
+- an ``NVRM: Xid (...): 79`` line is an ``xid`` event with code 79, as logged (Xid
+  codes are never made up from other lines);
+- a "fallen off the bus" message that is not an Xid line is a ``gpu-lost`` event, in
+  each of its wordings: older drivers' one line ``NVRM: GPU at 0000:01:00.0 has fallen
+  off the bus.``, the line the driver prints right after an Xid 79 ``NVRM: GPU
+  0000:01:00.0: GPU has fallen off the bus.``, and the three-line message of driver
+  570+ and of every driver's probe routine (``NVRM: The NVIDIA GPU 0000:b3:00.0`` ...
+  ``fallen off the bus and is not responding to commands.``);
+- a GPU stays off the bus until the host restarts, so within one boot these messages
+  make one loss per GPU: repeats add nothing, and a GPU with an Xid 79 in that boot
+  gets no ``gpu-lost`` event (the message is the Xid's companion, merged into it). A
+  boot ends at the kernel's ``Linux version`` banner, at journalctl's ``-- Boot ... --``
+  / ``-- Reboot --`` markers, and where dmesg's seconds since boot go back.
+
+:mod:`gpuadvisor.engine.hostfacts` counts Xid events as logged (``host.xid_*``) and
+GPUs lost once each, from either kind (``host.gpu_lost_count``).
 
 For AER, one event per ``PCIe Bus Error: severity=...`` line (the detail line every
 error prints); when a capture kept only the ``AER: ... error received`` lines, those
@@ -50,6 +66,8 @@ _OFF_BUS = re.compile(_detect.OFF_BUS)
 _LOST_START = re.compile(_detect.LOST_START)
 _AER_DETAIL = re.compile(_detect.AER_DETAIL)
 _AER_RECEIVED = re.compile(_detect.AER_RECEIVED)
+#: Where a new boot starts: the kernel's banner, and journalctl's markers between boots.
+_BOOT = re.compile(r"^(?:Linux version |-- Boot [0-9a-f]+ --|-- Reboot --)")
 MAX_TEXT = 500
 #: Lines a lost-GPU message may take after its first.
 _LOST_LINES = 3
@@ -96,8 +114,12 @@ class _Log:
         self.xids: list[Event] = []
         self.details: list[Event] = []
         self.received: list[Event] = []
-        self.off_bus: list[Event] = []
-        self.lost: list[Event] = []
+        #: Lost-GPU messages with the boot they were logged in, and the (boot, GPU) of
+        #: each Xid 79.
+        self.lost: list[tuple[int, Event]] = []
+        self.xid_lost: set[tuple[int, str | None]] = set()
+        self.boot = 0
+        self.seconds: float | None = None
         self.notes: list[str] = []
         #: The last Xid event's code, GPU and process, and how far an Xid 13 report's
         #: parts have got.
@@ -156,6 +178,7 @@ class _Log:
     def line(self, number: int, line: str) -> None:
         prefix = _PREFIX.match(line)
         message = line[prefix.end() :] if prefix else line.strip()
+        self._boot(prefix, message)
         # The stamp and the place are worked out only for the lines that make events:
         # most lines of a log make none.
         xid = _XID.search(message)
@@ -174,16 +197,11 @@ class _Log:
             return
         off_bus = _OFF_BUS.search(message)
         if off_bus:
-            self.off_bus.append(
-                Event(
-                    kind="xid",
-                    code=79,
-                    pci_bus_id=bus_id(off_bus.group("bus")),
-                    time=self._when(prefix, number),
-                    text=message[off_bus.start() :][:MAX_TEXT],
-                    xid_class=classify(79),
-                    source=f"{self.name}:{number}",
-                )
+            self._lost(
+                bus_id(off_bus.group("bus")),
+                self._when(prefix, number),
+                message[off_bus.start() :],
+                f"{self.name}:{number}",
             )
             return
         if message.startswith("aer_event:"):
@@ -197,6 +215,25 @@ class _Log:
         got = _AER_RECEIVED.search(message)
         if got:
             self.received.append(self._aer(got, got.group("bus"), message, prefix, number))
+
+    def _boot(self, prefix: re.Match[str] | None, message: str) -> None:
+        """Count a boot boundary: a banner or marker line, or dmesg's seconds going back."""
+        if _BOOT.match(message):
+            self.boot += 1
+            self.seconds = None
+            return
+        mono = prefix.group("mono") if prefix else None
+        if mono is not None:
+            seconds = float(mono)
+            if self.seconds is not None and seconds < self.seconds:
+                self.boot += 1
+            self.seconds = seconds
+
+    def _lost(self, bus: str | None, time: str | None, text: str, where: str) -> None:
+        event = Event(
+            kind="gpu-lost", pci_bus_id=bus, time=time, text=text[:MAX_TEXT], source=where
+        )
+        self.lost.append((self.boot, event))
 
     def _when(self, prefix: re.Match[str] | None, number: int) -> str | None:
         return self.time(prefix, number) if prefix else None
@@ -213,15 +250,7 @@ class _Log:
         pending.parts.append(part if not pending.parts else part[len("NVRM:") :].strip())
         whole_text = " ".join(pending.parts)
         if _detect.LOST_END in whole_text:
-            self.lost.append(
-                Event(
-                    kind="gpu-lost",
-                    pci_bus_id=pending.bus,
-                    time=pending.time,
-                    text=whole_text[:MAX_TEXT],
-                    source=pending.where,
-                )
-            )
+            self._lost(pending.bus, pending.time, whole_text, pending.where)
             self.pending = None
         return True
 
@@ -246,6 +275,8 @@ class _Log:
             self.last_xid = (key, part)
             return
         self.last_xid = (key, -1 if part is None else part)
+        if code == 79:
+            self.xid_lost.add((self.boot, bus))
         self.xids.append(
             Event(
                 kind="xid",
@@ -286,20 +317,15 @@ class _Log:
         )
 
     def events(self) -> list[Event]:
-        # "GPU has fallen off the bus" without an Xid 79 line for that GPU still is one;
-        # the three-line message of a GPU already reported lost adds nothing.
-        reported = {e.pci_bus_id for e in self.xids if e.code == 79}
-        xids = list(self.xids)
-        for event in self.off_bus:
-            if event.pci_bus_id not in reported:
-                xids.append(event)
-                reported.add(event.pci_bus_id)
+        # One loss per GPU and boot: the first message of a GPU with no Xid 79 in that
+        # boot (see the module's docstring).
+        reported = set(self.xid_lost)
         lost: list[Event] = []
-        for event in self.lost:
-            if event.pci_bus_id not in reported:
+        for boot, event in self.lost:
+            if (boot, event.pci_bus_id) not in reported:
                 lost.append(event)
-                reported.add(event.pci_bus_id)
-        return [*xids, *lost, *(self.details or self.received)]
+                reported.add((boot, event.pci_bus_id))
+        return [*self.xids, *lost, *(self.details or self.received)]
 
 
 def parse(text: str, name: str) -> HostSnapshot:

@@ -5,6 +5,11 @@ Columns are found by name, in any order and any subset; a unit suffix in the hea
 (``memory.used [MiB]``) and units in the values (``--format=csv`` without ``nounits``)
 are both accepted. Short aliases nvidia-smi documents (``clocks.sm`` for
 ``clocks.current.sm``) are read when the full name is absent.
+
+A ``--query-gpu`` row is one GPU's reading. A looped query (``-l``, ``-lms``) prints a
+row per GPU every interval: :mod:`._query_series` tells which rows are which GPU's (by
+index, UUID or bus id; else by the bursts of the time stamps; else as one GPU's
+samples, with a note), and a GPU with several rows becomes a window of samples.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import csv
 from typing import Any
 
 from gpuadvisor.errors import InputError
+from gpuadvisor.evidence import _query_series
 from gpuadvisor.evidence._limits import check_gpus, lines
 from gpuadvisor.evidence._query_columns import ALIASES, COLUMNS, REASON_PREFIXES, header
 from gpuadvisor.host.schema import THROTTLE_BITS, Gpu, HostSnapshot, Process, RetiredPages
@@ -33,26 +39,52 @@ def parse(text: str, name: str) -> HostSnapshot:
     except csv.Error as exc:  # a field over csv's size limit (128 KiB), a NUL byte
         raise InputError(f"invalid CSV: {exc}", file=name, line=reader.line_num) from None
     notes: list[str] = []
-    if "pid" not in columns and "retired_pages.address" not in columns:
-        check_gpus(len(rows))  # one row per GPU
     if "pid" in columns:
         gpus = _apps(rows)
     elif "retired_pages.address" in columns:
         gpus = _retired(rows)
     else:
-        gpus = [_gpu(row, name, line, notes) for line, row in rows]
+        gpus = _gpus(columns, rows, name, notes)
     drivers = {d for _, row in rows if (d := clean(row.get("driver_version")))}
     return HostSnapshot(
         driver_version=sorted(drivers)[0] if len(drivers) == 1 else None, gpus=gpus, notes=notes
     )
 
 
-def _gpu(row: dict[str, str], name: str, line: int, notes: list[str]) -> Gpu:
+def _gpus(
+    columns: list[str], rows: list[tuple[int, dict[str, str]]], name: str, notes: list[str]
+) -> list[Gpu]:
+    """One Gpu per GPU the rows describe: a snapshot from one row, a window from several."""
+    times = _query_series.stamps(rows)
+    groups, note = _query_series.group(columns, rows, times, name)
+    check_gpus(len(groups))
+    if note:
+        notes.append(note)
+    gpus = []
+    for group in groups:
+        if len(group) == 1:
+            line, row = rows[group[0]]
+            gpus.append(Gpu.model_validate(_data(row, name, line, notes)))
+            continue
+        noted: set[str] = set()  # a disagreement between aliases is noted once, not per row
+        readings = [_data(rows[at][1], name, rows[at][0], notes, noted) for at in group]
+        data = _query_series.window(readings, [times[at] for at in group])
+        gpus.append(Gpu.model_validate(data))
+    return gpus
+
+
+def _data(
+    row: dict[str, str], name: str, line: int, notes: list[str], noted: set[str] | None = None
+) -> dict[str, Any]:
+    """One row's values, in the shape of Gpu; a disagreement between a column and its
+    alias is noted once per column in ``noted``."""
     data: dict[str, Any] = {}
     for column, raw in row.items():
         canonical = ALIASES.get(column, column)
         if canonical != column and canonical in row:
-            if number(raw) != number(row[canonical]):
+            if number(raw) != number(row[canonical]) and column not in (noted or ()):
+                if noted is not None:
+                    noted.add(column)
                 notes.append(
                     f"{name}:{line}: {column}={raw!r} disagrees with {canonical}="
                     f"{row[canonical]!r}; {canonical} used (nvidia-smi documents them as one)"
@@ -72,7 +104,7 @@ def _gpu(row: dict[str, str], name: str, line: int, notes: list[str]) -> Gpu:
     reasons = _reasons(row)
     if reasons:
         data["throttle_reasons"] = {k: {"active": v} for k, v in reasons.items()}
-    return Gpu.model_validate(data)
+    return data
 
 
 def _reasons(row: dict[str, str]) -> dict[str, bool]:

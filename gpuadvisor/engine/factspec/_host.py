@@ -44,7 +44,11 @@ HOST_FACTS: tuple[FactSpec, ...] = (
     _n("host.xid_gsp_count", "Xid 119, 120: GSP firmware timeouts or errors."),
     _n("host.xid_driver_count", "Xid events that point at the driver or firmware."),
     _n("host.xid_application_count", "Xid 13, 31, 43, 45: usually the application's fault."),
-    _n("host.gpu_lost_count", "GPUs lost (stopped answering NVML) during a live probe."),
+    _n(
+        "host.gpu_lost_count",
+        "GPUs that fell off the bus or stopped answering (Xid 79, the driver's "
+        "'fallen off the bus' message, NVML GPU_IS_LOST), each once.",
+    ),
     _n("host.aer_corrected_count", "PCIe AER corrected errors in the kernel log."),
     _n("host.aer_uncorrected_count", "PCIe AER uncorrected (fatal or non-fatal) errors."),
     FactSpec(

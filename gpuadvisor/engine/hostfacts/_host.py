@@ -265,12 +265,21 @@ _register_xid_facts()
 
 @fact("host.gpu_lost_count", "events")
 def _gpus_lost(s: HostSnapshot) -> FactValue:
-    """GPUs that stopped answering during a live probe (NVML_ERROR_GPU_IS_LOST); None
-    unless a probe watched the GPUs."""
-    watched = "events" in s.provenance or any(e.kind == "gpu-lost" for e in s.events)
-    if not watched:
+    """GPUs that fell off the bus or stopped answering, each counted once however the
+    evidence says it: an Xid 79 (kernel log, DCGM, the probe's NVML event watch), a
+    kernel log's "fallen off the bus" message in any driver's wording, or a live probe's
+    NVML_ERROR_GPU_IS_LOST (reported beside the Xid 79 NVML gives). GPUs are told apart
+    by bus id; an event without one counts on its own. None when no kernel log, DCGM
+    scrape or probe was among the evidence."""
+    scanned = "events" in s.provenance or any(src.kind in EVENT_SOURCES for src in s.sources)
+    if not scanned and not s.events:
         return None
-    return sum(1 for e in s.events if e.kind == "gpu-lost")
+    lost = [
+        e.pci_bus_id
+        for e in s.events
+        if e.kind == "gpu-lost" or (e.kind == "xid" and e.code in XID_BUS)
+    ]
+    return len({bus for bus in lost if bus}) + sum(1 for bus in lost if not bus)
 
 
 def _aer(s: HostSnapshot, corrected: bool) -> FactValue:
