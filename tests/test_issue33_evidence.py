@@ -331,3 +331,22 @@ def test_an_aliases_disagreement_is_noted_once_for_a_window() -> None:
 def _merged(text: str) -> HostSnapshot:
     source = Source(file="q.csv", kind="nvidia-smi-csv", sha256="0" * 64)
     return merge([(source, parse_text(text, "q.csv"))])
+
+
+def test_a_looped_csv_is_a_window_beside_a_snapshot() -> None:
+    """A looped --query-gpu CSV samples over time like dmon: beside a -q snapshot of the
+    same GPU, its window's figures are used and the snapshot's are named, not kept as a
+    conflict between two equal sources."""
+    from pathlib import Path
+
+    from gpuadvisor.evidence import load_evidence
+
+    here = Path(__file__).parent / "fixtures" / "evidence"
+    looped = here / "query-gpu-lms250_one-gpu_no-identity.csv"
+    snapshot = load_evidence([here / "judge-rtx-4090-util34-q.txt", looped])
+    assert len(snapshot.gpus) == 1
+    assert any(
+        "utilisation.gpu_pct" in note and f"over the window sampled in {looped}" in note
+        for note in snapshot.notes
+    ), snapshot.notes
+    assert not [c for c in snapshot.conflicts if "gpu_pct" in c.field]

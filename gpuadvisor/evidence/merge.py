@@ -237,7 +237,9 @@ def merge(parts: Sequence[tuple[Source, HostSnapshot]]) -> HostSnapshot:
     provenance: dict[str, set[str]] = {}
     for source, part in parts:
         file = source.file
-        if source.kind in WINDOW_KINDS:
+        # A capture that samples over time (dmon, pmon, a looped --query-gpu CSV whose
+        # GPUs carry several samples) reports figures of that window.
+        if source.kind in WINDOW_KINDS or any(len(g.samples or ()) > 1 for g in part.gpus):
             merger.windows.add(file)
         for gpu in part.gpus:
             tick()
