@@ -9,6 +9,7 @@ the engine only computes. Output models are validated as they are built.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
@@ -16,6 +17,7 @@ from gpuadvisor.decision.enough import enough_of
 from gpuadvisor.decision.findings import Phrasebook, findings_of, measured_facts, not_followed
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_assumptions
+from gpuadvisor.decision.mentions import licence_finding
 from gpuadvisor.decision.model import (
     Capacity,
     Decision,
@@ -23,6 +25,7 @@ from gpuadvisor.decision.model import (
     EvidenceRef,
     FixFirst,
     Inputs,
+    Lever,
     MeasuredGpu,
     Meta,
     Pick,
@@ -41,6 +44,8 @@ from gpuadvisor.decision.purchase import (
     shape_phrase,
     shown_options,
 )
+from gpuadvisor.decision.reason import deciding_reason
+from gpuadvisor.decision.reason import lower_first as _lower_first
 from gpuadvisor.decision.rejections import Eliminations, alternatives, rejections
 from gpuadvisor.decision.situation import engine_findings
 from gpuadvisor.decision.words import memory_words
@@ -61,27 +66,9 @@ def _picks(shown: list[tuple[int, Option]], ctx: PickContext) -> tuple[Pick, ...
     return tuple(make_pick(option, rank, ctx) for rank, option in shown)
 
 
-def _lower_first(text: str) -> str:
-    """Lower-case the first word to continue a sentence, unless it is an acronym."""
-    first = text.split(" ", 1)[0]
-    if len(first) > 1 and first.isupper():
-        return text
-    return text[:1].lower() + text[1:]
-
-
 def _reason(core: Core) -> str:
-    """The strongest fired rule behind the chosen shape or class."""
-    best: tuple[int, str] | None = None
-    for rule in core.fired:
-        effect = rule.data.effect
-        weight = max(
-            effect.shape.get(core.chosen.shape, 0), effect.class_.get(core.chosen.class_, 0)
-        )
-        if weight > 0 and (best is None or weight > best[0]):
-            best = (weight, rule.data.title)
-    return (
-        _lower_first(best[1].rstrip(".")) if best else "it meets every requirement at the best rank"
-    )
+    """What decided between the chosen kind of purchase and the runner-up."""
+    return deciding_reason(core)
 
 
 def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | None) -> str:
@@ -272,6 +259,8 @@ def decide(
     fixes, findings = findings_of(core, facts, book)
     first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
     more = engine_findings(core, facts, book, capacity, engine.rules.policy)
+    if (licence := licence_finding(core)) is not None:
+        more.append(licence)
     eliminated = Eliminations()
     rejected = tuple(rejections(core, eliminated))
     findings = not_followed([*findings[:first], *more, *findings[first:]], core, rejected)
@@ -283,6 +272,7 @@ def decide(
     picks = _picks(shown, ctx)
     enough = enough_of(core, ctx, picks[0]) if picks else None
     flips = scan(engine, core) if sensitivity else ()
+    levers = _levers(engine, core, flips, profile, facts) if sensitivity else ()
     return made(
         Decision,
         {
@@ -316,6 +306,7 @@ def decide(
             "rejected": rejected,
             "alternatives": tuple(alternatives(core, ctx, eliminated)),
             "sensitivity": tuple(sensitivity_entry(flip) for flip in flips),
+            "levers": levers,
             "scores": {
                 "shape": {str(k): v for k, v in core.shape_scores.items()},
                 "class": {str(k): v for k, v in core.class_scores.items()},
@@ -355,6 +346,19 @@ def decide(
             "sizing": _sizing(profile, facts),
         },
     )
+
+
+def _levers(
+    engine: Engine, core: Core, flips: Sequence[Flip], profile: Profile, facts: FactSet
+) -> tuple[Lever, ...]:
+    """The levers in the buyer's terms; the model is re-sized only when the profile's
+    memory need is derived from it (a stated need wins)."""
+    from gpuadvisor.decision.levers import levers_of
+
+    workload = profile.workload
+    derived = facts.sizing if workload.vram_need_gib is None else None
+    hours = workload.job_hours if "job_hours" in workload.model_fields_set else None
+    return levers_of(engine, core, flips, derived, hours)
 
 
 def _action_without_pick(core: Core) -> str:

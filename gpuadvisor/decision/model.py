@@ -7,7 +7,14 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gpuadvisor.vocabulary import Category, GpuClass, Severity, Shape, SizingSource
+from gpuadvisor.vocabulary import (
+    Category,
+    GpuClass,
+    LeverKind,
+    Severity,
+    Shape,
+    SizingSource,
+)
 
 DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
 
@@ -256,6 +263,37 @@ class Sensitivity(_Out):
     direction: Literal["up", "down", "change"]
 
 
+class Lever(_Out):
+    """One change a buyer can make that changes the answer (CONTRACT §7 ``levers``): in
+    their words, with the card it brings and its price. ``inputs`` holds the same change
+    in machine form, by profile field (``workload.model.*`` for the model described)."""
+
+    change: str = Field(description="What the buyer would change, in their words.")
+    pick: str = Field(description="The card and count it brings (cards kept in the host named).")
+    total_usd: float | None = Field(
+        description="What the cards it brings cost; null: on quote, or rented (see usd_per_hour)."
+    )
+    kind: LeverKind
+    inputs: dict[str, float | int | bool | str | None] = Field(
+        default_factory=dict,
+        description="The profile fields the change sets, and their values; empty for a "
+        "change no field states (an 8-bit optimizer, renting).",
+    )
+    current: dict[str, float | int | bool | str | None] = Field(
+        default_factory=dict, description="Those fields' values now."
+    )
+    sku: str | None = Field(None, description="The catalog entry of the card it brings.")
+    count: int = Field(0, description="Cards it buys (rented, for kind rent).")
+    vram_need_gib: float | None = Field(
+        None, description="The memory one job needs then, when the change re-sizes the model."
+    )
+    usd_per_hour: float | None = Field(None, description="Rent: the rate of one GPU.")
+    break_even_hours_per_month: float | None = Field(
+        None, description="Rent: GPU hours a month on each card above which buying pays."
+    )
+    source: str | None = Field(None, description="Where a rate or an assumed server comes from.")
+
+
 class Sample(_Out):
     """One measurement of one GPU at one moment; what the source did not report is null."""
 
@@ -355,6 +393,12 @@ class Decision(_Out):
     rejected: tuple[Rejected, ...]
     alternatives: tuple[Alternative, ...]
     sensitivity: tuple[Sensitivity, ...]
+    levers: tuple[Lever, ...] = Field(
+        (),
+        description="What would change the answer, in the buyer's terms, each with the card "
+        "it brings and its price (CONTRACT §7); the inputs behind them are in sensitivity. "
+        "Empty without the what-would-change scan.",
+    )
     scores: dict[str, dict[str, int]]
     assumptions: tuple[str, ...]
     measured: tuple[FactValue, ...] = Field(

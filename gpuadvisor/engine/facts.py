@@ -177,6 +177,13 @@ def _sizing_of(profile: Profile, given: MemoryEstimate | None) -> MemoryEstimate
     return estimate_memory(model)
 
 
+def estimate_facts(estimate: MemoryEstimate) -> dict[str, Value]:
+    """The facts a model's estimate sets when the profile does not state its memory
+    need: the one place they are made, so a lever that re-sizes the model
+    (:mod:`gpuadvisor.engine.levers`) sets the same facts a profile would."""
+    return {"workload.vram_need_gib": round(estimate.total_gib, 2)}
+
+
 def build_facts(
     profile: Profile,
     catalog: Catalog,
@@ -204,8 +211,9 @@ def build_facts(
         sources[name] = ", ".join(files)
     estimate = _sizing_of(profile, sizing)
     if estimate is not None and profile.workload.vram_need_gib is None:
-        values["workload.vram_need_gib"] = round(estimate.total_gib, 2)
-        sources["workload.vram_need_gib"] = DERIVED_SOURCE
+        found = estimate_facts(estimate)
+        values.update(found)
+        sources.update(dict.fromkeys(found, DERIVED_SOURCE))
     # Derived after the estimate: the headroom reads the memory need it may have set.
     for name, value in derive_facts(values, policy or bundled_policy(), catalog).items():
         values[name] = value

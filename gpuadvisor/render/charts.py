@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from gpuadvisor.decision.model import Decision, Pick
-from gpuadvisor.render.purchase import Column
+from gpuadvisor.render.purchase import Column, option_label
 from gpuadvisor.render.textwidth import fit_lines
-from gpuadvisor.render.view import SeriesStats, option_label
+from gpuadvisor.render.view import SeriesStats
 from gpuadvisor.vocabulary import format_value
 
 WIDTH = 720
