@@ -226,6 +226,8 @@ def scores_chart(decision: Decision) -> BarChart | None:
     entries: list[tuple[str, int, str, str, str]] = []
     chosen_score = shape_scores[r.shape] + class_scores[r.class_]
     chosen_note = "recommended" if decision.picks else "no option fits"
+    if r.action == "keep":
+        chosen_note = "kept in the host: buy nothing"
     chosen_status = "chosen" if decision.picks else "excluded"
     label = option_label(r.shape, r.class_, short=True)
     entries.append((label, chosen_score, chosen_status, chosen_note, chosen_note))
