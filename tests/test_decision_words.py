@@ -77,7 +77,12 @@ def test_when_no_other_kind_is_left_the_headline_says_the_requirements_decided()
     assert decision.alternatives and all(a.best is None for a in decision.alternatives)
     assert (
         "no other kind of purchase meets every requirement: the data-center options that "
-        "would rank above it each fail one" in decision.recommendation.headline
+        "would rank above it fail on cooling" in decision.recommendation.headline
+    )
+    both = _example("llm-latency-endpoint").recommendation.headline
+    assert (
+        "the consumer options that would rank above it fail on memory, the data-center ones "
+        "on cooling" in both
     )
 
 

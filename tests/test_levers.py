@@ -299,3 +299,12 @@ def test_the_report_lists_levers_before_the_appendix_of_field_names(fmt: str) ->
     assert "hours a month on each card" in body
     assert "workload.vram" not in body and "budget.max" not in body
     assert "workload" in text[appendix:signoff]
+
+
+def test_the_undecided_method_example_is_sized_as_lora_and_prices_qlora() -> None:
+    decision = _example("finetune-method-undecided")
+    assert decision.sizing.assumptions[0].startswith("The training method is not decided")
+    qlora = _lever(decision, "method")
+    assert qlora.inputs == {"workload.model.task": "qlora"}
+    assert qlora.current == {"workload.model.task": "unknown"}
+    assert qlora.total_usd is not None and qlora.total_usd < decision.picks[0].total_price_usd  # type: ignore[operator]

@@ -66,19 +66,44 @@ def _rule_reason(core: Core, runner: PairResult | None) -> str | None:
     return lower_first(best[1].rstrip(".")) if best else None
 
 
+#: What a constraint's category says a kind of purchase failed on.
+FAILED_ON: dict[str, str] = {
+    "vram": "memory",
+    "airflow": "cooling",
+    "cost": "the budget",
+    "power": "power",
+    "lifecycle": "availability",
+    "certification": "certification",
+    "ecc": "ECC",
+    "display-sync": "display sync",
+    "virtualization": "vGPU support",
+    "team": "the team's multi-GPU experience",
+}
+
+
 def _excluded_above(core: Core) -> str | None:
-    """The kinds that would have ranked above the chosen one (scored as high) and have
-    no option left, in words ("consumer and data-center"), or None when there are none."""
+    """What the kinds that would have ranked above the chosen one (scored as high) and
+    have no option left failed on ("the consumer options ... fail on memory, the
+    data-center ones on cooling"), or None when there are none."""
     chosen = core.chosen
-    kinds = [
-        _kind(p, chosen)
-        for p in core.pairs
-        if p is not chosen and not p.ranked and p.score >= chosen.score
-    ]
-    kinds = list(dict.fromkeys(kinds))
-    if not kinds:
+    categories = {rule.id: rule.data.category for rule in core.active_constraints}
+    failed: dict[str, str] = {}
+    for pair in core.pairs:
+        if pair is chosen or pair.ranked or pair.score < chosen.score:
+            continue
+        counts = pair.elimination_counts
+        if not counts:
+            continue
+        worst = max(counts, key=lambda rule_id: counts[rule_id])  # the first met of the most
+        failed.setdefault(
+            _kind(pair, chosen), FAILED_ON.get(categories.get(worst, ""), "a requirement")
+        )
+    if not failed:
         return None
-    return kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " and " + kinds[-1]
+    parts = [f"the {kind} ones on {what}" for kind, what in failed.items()]
+    first_kind, first_what = next(iter(failed.items()))
+    parts[0] = f"the {first_kind} options that would rank above it fail on {first_what}"
+    return ", ".join(parts)
 
 
 def deciding_reason(core: Core) -> str:
@@ -89,10 +114,7 @@ def deciding_reason(core: Core) -> str:
     if runner is None:
         excluded = _excluded_above(core)
         if excluded is not None:
-            return (
-                f"no other kind of purchase meets every requirement: the {excluded} options "
-                "that would rank above it each fail one"
-            )
+            return f"no other kind of purchase meets every requirement: {excluded}"
         return _rule_reason(core, None) or "it meets every requirement at the best rank"
     mine, theirs = _key(core.chosen, core), _key(runner, core)
     decided = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b), None)
