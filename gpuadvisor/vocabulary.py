@@ -101,12 +101,27 @@ MODEL_FAMILIES: tuple[ModelFamily, ...] = get_args(ModelFamily)
 #: Number formats of weights (and of the KV cache), widest first.
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 PRECISIONS: tuple[Precision, ...] = get_args(Precision)
-ModelTask = Literal["inference", "full-finetune", "lora", "qlora", "pretrain"]
+#: ``unknown``: a training job whose method is not decided yet (read as LoRA, and said so).
+ModelTask = Literal["inference", "full-finetune", "lora", "qlora", "pretrain", "unknown"]
 MODEL_TASKS: tuple[ModelTask, ...] = get_args(ModelTask)
 #: Tasks that train every weight (gradients and optimizer states for all of them).
 FULL_TRAINING_TASKS: tuple[ModelTask, ...] = ("full-finetune", "pretrain")
 #: Tasks that train adapters beside a frozen base model.
 ADAPTER_TASKS: tuple[ModelTask, ...] = ("lora", "qlora")
+#: A change a buyer can make that the what-would-change levers try (engine.levers).
+LeverKind = Literal[
+    "precision",
+    "kv-cache",
+    "method",
+    "checkpointing",
+    "optimizer",
+    "sequences",
+    "context",
+    "budget",
+    "rack",
+    "rent",
+]
+LEVER_KINDS: tuple[LeverKind, ...] = get_args(LeverKind)
 #: How ``vram_need_gib`` came about: stated in the profile, or derived from the model.
 SizingSource = Literal["stated", "derived"]
 

@@ -81,7 +81,11 @@ def test_a_short_life_keeps_a_discontinued_card_and_flags_it(rulebase: RuleBase)
 def test_the_discontinued_flag_names_the_production_end() -> None:
     decision = _example_with_4090()
     flags = pick_flags(decision)
-    assert flags[0] == "Production ended 2024-10: remaining stock only, no spares later."
+    assert flags[0] == (
+        "Production ended 2024-10: remaining stock only; spares or identical cards later "
+        "mean the used market (second-hand, without the maker's warranty, at a price the "
+        "catalog does not know)."
+    )
     assert any("launch MSRP of 2022-09-20" in f for f in flags)
 
 

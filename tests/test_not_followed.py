@@ -47,16 +47,26 @@ def test_four_gpu_tower_says_the_consumer_advice_was_not_followed_and_why() -> N
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_a_preference_says_not_followed_exactly_when_all_it_favours_lost(name: str) -> None:
+    """Not followed: what it favours lost, or it counts against the chosen kind, or
+    nothing is bought at all; and then its action says so before the advice."""
     decision = _decision(name)
     chosen = {decision.recommendation.shape, decision.recommendation.class_}
     rejected = {r.option for r in decision.rejected}
+    keeps = decision.recommendation.action == "keep"
     for finding in decision.findings:
         if finding.kind != "preference":
             continue
+        parts = finding.effect.split("; ")
         favoured = [
-            part.split(" (")[0].removeprefix("favours ")
-            for part in finding.effect.split("; ")
-            if part.startswith("favours ")
+            p.split(" (")[0].removeprefix("favours ") for p in parts if p.startswith("favours ")
         ]
+        against = [
+            p.split(" (")[0].removeprefix("counts against ")
+            for p in parts
+            if p.startswith("counts against ")
+        ]
+        moves = bool(favoured or against)
         lost = favoured and not chosen & set(favoured) and rejected & set(favoured)
-        assert ("not followed (" in finding.effect) == bool(lost), (name, finding.effect)
+        expected = (keeps and moves) or bool(lost) or bool(chosen & set(against))
+        assert ("not followed (" in finding.effect) == expected, (name, finding.effect)
+        assert finding.action.startswith("Not followed here (") == expected, finding.action

@@ -37,6 +37,7 @@ SECTIONS = (
     "Measured evidence",
     "Operating runbook",
     "Inputs and provenance",
+    "Appendix: inputs that would change the recommendation",
     "Sign-off",
 )
 

@@ -196,6 +196,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
             ("lora", "trains small adapters (LoRA) beside the frozen model"),
             ("qlora", "trains adapters on a model stored in 4 bits (QLoRA)"),
             ("pretrain", "trains a new model from scratch"),
+            ("unknown", "training, method not decided yet (sized as LoRA, and said so)"),
         ),
         suggest=lambda a: "full-finetune" if a["workload.kind"] == "training" else None,
     ),

@@ -39,6 +39,7 @@ class TaskChoice(str, enum.Enum):
     lora = "lora"
     qlora = "qlora"
     pretrain = "pretrain"
+    unknown = "unknown"
 
 
 class FamilyChoice(str, enum.Enum):

@@ -9,6 +9,7 @@ the engine only computes. Output models are validated as they are built.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from gpuadvisor import __version__
 from gpuadvisor.decision.dates import report_date
@@ -18,11 +19,13 @@ from gpuadvisor.decision.headline import confidence as confidence_of
 from gpuadvisor.decision.headline import headline, number_or_none
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_assumptions
+from gpuadvisor.decision.mentions import licence_finding
 from gpuadvisor.decision.model import (
     Decision,
     EvidenceConflict,
     EvidenceRef,
     Inputs,
+    Lever,
     MeasuredGpu,
     Meta,
     Pick,
@@ -149,6 +152,8 @@ def decide(
     fixes, findings = findings_of(core, facts, book)
     first = sum(1 for f in findings if f.kind == "engine")  # findings_of lists them first
     more = engine_findings(core, facts, book, capacity, engine.rules.policy)
+    if (licence := licence_finding(core)) is not None:
+        more.append(licence)
     eliminated = Eliminations()
     rejected = tuple(rejections(core, eliminated))
     findings = not_followed([*findings[:first], *more, *findings[first:]], core, rejected)
@@ -160,6 +165,7 @@ def decide(
     picks = _picks(shown, ctx)
     enough = enough_of(core, ctx, picks[0]) if picks else None
     flips = scan(engine, core) if sensitivity else ()
+    levers = _levers(engine, core, flips, profile, facts) if sensitivity else ()
     return made(
         Decision,
         {
@@ -196,6 +202,7 @@ def decide(
             "rejected": rejected,
             "alternatives": tuple(alternatives(core, ctx, eliminated)),
             "sensitivity": tuple(sensitivity_entry(flip) for flip in flips),
+            "levers": levers,
             "scores": {
                 "shape": {str(k): v for k, v in core.shape_scores.items()},
                 "class": {str(k): v for k, v in core.class_scores.items()},
@@ -235,6 +242,19 @@ def decide(
             "sizing": _sizing(profile, facts),
         },
     )
+
+
+def _levers(
+    engine: Engine, core: Core, flips: Sequence[Flip], profile: Profile, facts: FactSet
+) -> tuple[Lever, ...]:
+    """The levers in the buyer's terms; the model is re-sized only when the profile's
+    memory need is derived from it (a stated need wins)."""
+    from gpuadvisor.decision.levers import levers_of
+
+    workload = profile.workload
+    derived = facts.sizing if workload.vram_need_gib is None else None
+    hours = workload.job_hours if "job_hours" in workload.model_fields_set else None
+    return levers_of(engine, core, flips, derived, hours)
 
 
 def _action_without_pick(core: Core) -> str:

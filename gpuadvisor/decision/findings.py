@@ -93,26 +93,59 @@ def measured_facts(facts: FactSet, book: Phrasebook | None = None) -> tuple[Fact
     return book.facts_held(_MEASURED_NAMES, _MEASURED_UNITS, _MEASURED_SOURCES, facts)
 
 
+#: Why every preference goes unfollowed when the recommendation buys nothing.
+KEPT_REASON = "nothing is bought: the cards already in the host meet the need"
+
+
+def _lost(rule: Rule, core: Core, why: dict[str, str]) -> str | None:
+    """Why a fired preference rule's advice was not followed, or None when the pick
+    follows it: on the axis it speaks to (shape or class), the chosen value is one it
+    counts against, or not one it favours. The reason is the rejection's own words for
+    the first value it favours (else the first it does not count against)."""
+    if core.top is not None and core.top.count == 0:
+        return KEPT_REASON if rule.data.effect.shape or rule.data.effect.class_ else None
+    effect = rule.data.effect
+    axes: tuple[tuple[dict[str, int], str], ...] = (
+        ({str(k): w for k, w in effect.shape.items()}, core.chosen.shape),
+        ({str(k): w for k, w in effect.class_.items()}, core.chosen.class_),
+    )
+    for weights, chosen in axes:
+        if not weights:
+            continue
+        favoured = [n for n, w in weights.items() if w > 0]
+        if weights.get(chosen, 0) > 0 or (not favoured and weights.get(chosen, 0) == 0):
+            continue  # it favours the chosen value, or only counts against others
+        wanted = favoured or [n for n in why if weights.get(n, 0) >= 0]
+        for name in wanted:
+            if name in why:
+                return f"{name}: {why[name]}"
+        if wanted:
+            return f"{wanted[0]}: no option of this kind was made for this workload"
+    return None
+
+
 def not_followed(
     findings: list[Finding], core: Core, rejected: tuple[Rejected, ...]
 ) -> list[Finding]:
-    """The findings, each fired preference rule whose favoured shapes and classes all
-    lost saying so in its effect, with why the first of them lost (the rejection's own
-    words): a rule's advice ("buy consumer cards") must not read as the recommendation
-    when the pick is another kind."""
+    """The findings, each fired preference rule whose advice the pick does not follow
+    saying so, with the reason that decided (the rejection's own words), in its effect
+    and before its action: a rule's advice ("buy consumer cards") must not read as the
+    recommendation when the pick is another kind, or when nothing is bought."""
     why = {r.option: r.reason for r in rejected}
-    chosen = (core.chosen.shape, core.chosen.class_)
     rules = {rule.id: rule for rule in core.fired}
     out = []
     for finding in findings:
         rule = rules.get(finding.rule) if finding.kind == "preference" else None
-        if rule is not None:
-            effect = rule.data.effect
-            favoured = [n for n, w in [*effect.shape.items(), *effect.class_.items()] if w > 0]
-            lost = [n for n in favoured if n in why]
-            if lost and not any(n in chosen for n in favoured):
-                # A str for a str field: nothing to validate again (the rest was).
-                text = f"{finding.effect}; not followed ({lost[0]}: {why[lost[0]]})"
-                finding = finding.model_copy(update={"effect": text})
+        reason = _lost(rule, core, why) if rule is not None else None
+        if reason is not None:
+            # Str for str fields: nothing to validate again (the rest was).
+            advice = finding.action[:1].lower() + finding.action[1:]
+            finding = finding.model_copy(
+                update={
+                    "effect": f"{finding.effect}; not followed ({reason})",
+                    "action": f"Not followed here ({reason}). The advice, where it "
+                    f"applies: {advice}",
+                }
+            )
         out.append(finding)
     return out

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 
 from gpuadvisor.decision.model import Capacity, FixFirst
 from gpuadvisor.decision.purchase import counted, shape_phrase
+from gpuadvisor.decision.reason import deciding_reason
+from gpuadvisor.decision.reason import lower_first as _lower_first
 from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.expr import Value
@@ -25,29 +27,6 @@ def number_or_none(value: Value) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     return None
-
-
-def _lower_first(text: str) -> str:
-    """Lower-case the first word to continue a sentence, unless it is an acronym."""
-    first = text.split(" ", 1)[0]
-    if len(first) > 1 and first.isupper():
-        return text
-    return text[:1].lower() + text[1:]
-
-
-def _reason(core: Core) -> str:
-    """The strongest fired rule behind the chosen shape or class."""
-    best: tuple[int, str] | None = None
-    for rule in core.fired:
-        effect = rule.data.effect
-        weight = max(
-            effect.shape.get(core.chosen.shape, 0), effect.class_.get(core.chosen.class_, 0)
-        )
-        if weight > 0 and (best is None or weight > best[0]):
-            best = (weight, rule.data.title)
-    return (
-        _lower_first(best[1].rstrip(".")) if best else "it meets every requirement at the best rank"
-    )
 
 
 def headline(
@@ -88,7 +67,7 @@ def headline(
         text = (
             f"{verb} {shape_phrase(top, facts)} "
             f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
-            f"{top.sku.segment} class, {price}): {_reason(core)}."
+            f"{top.sku.segment} class, {price}): {deciding_reason(core, policy)}."
         )
     text += _target_words(top, facts, policy) + _availability_words(top, facts, policy)
     if capacity is not None and capacity.shortfall:

@@ -19,7 +19,7 @@ from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.suitability import speed_cards
 from gpuadvisor.inputs.profile import Profile
-from gpuadvisor.sizing.estimate import GIB, MemoryEstimate
+from gpuadvisor.sizing.estimate import GIB, MemoryEstimate, estimate_memory
 from gpuadvisor.sizing.speed import bytes_per_step, speed_on
 from gpuadvisor.sizing.tables import constants
 from gpuadvisor.vocabulary import ADAPTER_TASKS, format_value
@@ -36,6 +36,9 @@ STATE_LABELS: dict[str, str] = {
     "mixed_precision_adam": "mixed-precision Adam (ZeRO)",
     "fp32_adam": "FP32 Adam",
     "qlora_adapters": "QLoRA's bf16 adapters with paged 32-bit AdamW",
+    "mixed_precision_adam_8bit": "mixed-precision 8-bit Adam",
+    "fp32_adam_8bit": "FP32 weights with 8-bit Adam",
+    "qlora_adapters_8bit": "QLoRA's bf16 adapters with 8-bit AdamW",
 }
 
 
@@ -66,6 +69,8 @@ def describe_model(estimate: MemoryEstimate) -> str:
     parts = [what, f"{precision} weights", model.task]
     if estimate.lora_rank is not None:
         parts[-1] += f" (rank {estimate.lora_rank})"
+    if estimate.task_assumed:
+        parts[-1] += ", assumed: the training method is not decided"
     if model.family == "llm":
         if model.task == "inference":
             plural = "s" if model.concurrent_sequences != 1 else ""
@@ -267,8 +272,33 @@ def speed_assumption(estimate: MemoryEstimate) -> str | None:
     )
 
 
+#: Tasks as a person writes them.
+_TASK_WORDS = {"lora": "LoRA", "qlora": "QLoRA"}
+
+
+def _assumed_task(estimate: MemoryEstimate) -> str | None:
+    """What an "unknown" training method was sized as, and what a full fine-tune (every
+    weight trained) would need instead: the question the answer turns on."""
+    if not estimate.task_assumed:
+        return None
+    model = estimate.model
+    full = estimate_memory(
+        model.model_copy(update={"task": "full-finetune", "precision": None}),
+        estimate.facts.arch if model.hf_config is not None else None,
+        estimate.facts.arch_reference,
+    )
+    return (
+        "The training method is not decided (task = unknown), so the job is sized as "
+        f"{_TASK_WORDS.get(model.task, model.task)}: adapters trained beside the frozen "
+        "model, which is how most fine-tuning of a published model is done. A full "
+        "fine-tune of every weight would "
+        f"need about {_gib(full.total_gib)} GiB instead; state the task to settle it."
+    )
+
+
 def assumptions(estimate: MemoryEstimate) -> tuple[str, ...]:
     lines: list[str | None] = [
+        _assumed_task(estimate),
         missing_note(estimate),
         _architecture(estimate),
         defaults_note(estimate),

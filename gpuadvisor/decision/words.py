@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuadvisor.decision.model import Pick, Sensitivity
+from gpuadvisor.decision.model import Lever, Pick, Sensitivity
 from gpuadvisor.vocabulary import format_value
 
 
@@ -14,6 +14,16 @@ def describe_flip(flip: Sensitivity) -> str:
     if flip.direction == "down":
         return f"If {flip.input} falls to {at} (now {format_value(flip.current)}): {flip.to}."
     return f"If {flip.input} were {at} (now {format_value(flip.current)}): {flip.to}."
+
+
+def describe_lever(lever: Lever) -> str:
+    """One lever as the report lists it: the change, the card it brings, its price."""
+    if lever.usd_per_hour is not None:
+        return f"{lever.change}."
+    if lever.count == 0:
+        return f"{lever.change}: buy {lever.pick}."
+    price = "price on quote" if lever.total_usd is None else f"${lever.total_usd:,.0f}"
+    return f"{lever.change}: buy {lever.pick}, {price}."
 
 
 def a_or_an(number: str) -> str:
@@ -79,6 +89,11 @@ def format_measure(value: float | int | bool | str | None, unit: str = "") -> st
     return f"{shown} {unit}" if unit and value is not None else shown
 
 
+#: Where cards no longer made are found, and what that means for a buyer.
+USED_MARKET = (
+    "used market (second-hand, without the maker's warranty, at a price the catalog does not know)"
+)
+
 #: Past this many days a price is called old in a report (the catalog lint's warning age).
 OLD_PRICE_DAYS = 365
 
@@ -87,12 +102,27 @@ def pick_flags(pick: Pick) -> tuple[str, ...]:
     """What a buyer must know about a pick's market before ordering it."""
     flags: list[str] = []
     since = f" {pick.status_date}" if pick.status_date else ""
-    if pick.status == "discontinued":
-        flags.append(f"Production ended{since}: remaining stock only, no spares later.")
-    elif pick.status == "eol":
-        flags.append(f"End of life{since}: no new stock or spares; support is ending.")
+    kept = pick.count == 0 and pick.kept_count > 0  # kept in the host, not bought
+    if pick.status in ("discontinued", "eol"):
+        ended = (
+            f"Production ended{since}" if pick.status == "discontinued" else f"End of life{since}"
+        )
+        if kept:
+            flags.append(
+                f"{ended}: a spare or a second identical card now comes from remaining stock "
+                f"or the {USED_MARKET}."
+            )
+        elif pick.status == "discontinued":
+            flags.append(
+                f"{ended}: remaining stock only; spares or identical cards later mean the "
+                f"{USED_MARKET}."
+            )
+        else:
+            flags.append(f"{ended}: no new stock or spares; support is ending.")
     elif pick.status == "unknown":
         flags.append("Availability unknown: ask the supplier for new stock and spares.")
+    if kept:
+        return tuple(flags)  # nothing is bought: no price to judge
     if pick.price_usd is None:
         if pick.price_floor_usd is not None:
             flags.append(

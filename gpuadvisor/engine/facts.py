@@ -202,6 +202,14 @@ def _sizing_of(profile: Profile, given: MemoryEstimate | None) -> MemoryEstimate
     return estimate_memory(model)
 
 
+def estimate_facts(estimate: MemoryEstimate) -> dict[str, Value]:
+    """The facts a model's estimate sets when the profile does not state its memory
+    need (the need, and its speed bounds' inputs: :func:`sizing_facts`): the one place
+    they are made, so a lever that re-sizes the model (:mod:`gpuadvisor.engine.levers`)
+    sets the same facts a profile would."""
+    return {"workload.vram_need_gib": round(estimate.total_gib, 2), **sizing_facts(estimate)}
+
+
 def build_facts(
     profile: Profile,
     catalog: Catalog,
@@ -236,8 +244,9 @@ def build_facts(
     if estimate is not None and profile.workload.vram_need_gib is None:
         if not estimate.complete:  # pipeline.size_profile refuses these with a message
             raise ValueError(f"the estimate lacks {', '.join(estimate.missing)}: no need to size")
-        values["workload.vram_need_gib"] = round(estimate.total_gib, 2)
-        sources["workload.vram_need_gib"] = DERIVED_SOURCE
+        found = estimate_facts(estimate)
+        values.update(found)
+        sources.update(dict.fromkeys(found, DERIVED_SOURCE))
     # Derived after the estimate: the headroom reads the memory need it may have set.
     for name, value in derive_facts(values, policy or bundled_policy(), catalog).items():
         values[name] = value

@@ -95,7 +95,8 @@ class Model(BaseModel):
     task: ModelTask = Field(
         "inference",
         description="inference, or training: full-finetune / pretrain (every weight), lora "
-        "(adapters on a frozen base), qlora (adapters on a 4-bit base).",
+        "(adapters on a frozen base), qlora (adapters on a 4-bit base); unknown: training "
+        "whose method is not decided yet, sized as lora (the report says so).",
     )
     context_tokens: int = Field(
         4096,

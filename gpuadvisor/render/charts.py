@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from gpuadvisor.decision.model import Decision, Pick
-from gpuadvisor.render.purchase import Column
+from gpuadvisor.render.purchase import Column, option_label
 from gpuadvisor.render.textwidth import fit_lines
-from gpuadvisor.render.view import SeriesStats, option_label
+from gpuadvisor.render.view import SeriesStats
 from gpuadvisor.vocabulary import format_value
 
 WIDTH = 720
@@ -226,6 +226,8 @@ def scores_chart(decision: Decision) -> BarChart | None:
     entries: list[tuple[str, int, str, str, str]] = []
     chosen_score = shape_scores[r.shape] + class_scores[r.class_]
     chosen_note = "recommended" if decision.picks else "no option fits"
+    if r.action == "keep":
+        chosen_note = "kept in the host: buy nothing"
     chosen_status = "chosen" if decision.picks else "excluded"
     label = option_label(r.shape, r.class_, short=True)
     entries.append((label, chosen_score, chosen_status, chosen_note, chosen_note))

@@ -90,6 +90,8 @@ def prices_used(decision: Decision) -> tuple[PriceUsed, ...]:
     report = decision.provenance.generated_at
     rows = []
     for rank, pick in enumerate(decision.picks, start=1):
+        if pick.count == 0:
+            continue  # cards kept in the host: no price was used
         days = _age(pick.price_date, report) if pick.price_date else None
         rows.append(
             PriceUsed(

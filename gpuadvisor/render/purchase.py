@@ -11,6 +11,58 @@ from gpuadvisor.decision.model import Decision, Pick
 from gpuadvisor.decision.words import frame_buffer_words, profile_words
 from gpuadvisor.vocabulary import format_value
 
+SHAPE_LABELS: dict[str, str] = {
+    "single-larger-gpu": "one larger GPU",
+    "two-independent-jobs": "several GPUs, independent jobs",
+    "multi-gpu-model-parallel": "several GPUs, model split",
+    "multi-gpu-data-parallel": "several GPUs, one data-parallel job",
+}
+
+
+SHAPE_SHORT: dict[str, str] = {
+    "single-larger-gpu": "one larger GPU",
+    "two-independent-jobs": "independent jobs",
+    "multi-gpu-model-parallel": "model split",
+    "multi-gpu-data-parallel": "data-parallel job",
+}
+
+
+def option_label(shape: str, class_: str, *, short: bool = False) -> str:
+    names = SHAPE_SHORT if short else SHAPE_LABELS
+    return f"{names.get(shape, shape)} · {class_}"
+
+
+#: What a recommendation that buys nothing is called where a kind of purchase would be.
+KEEP_LABEL = "buy nothing: keep the cards in the host"
+
+
+def keeps(pick: Pick) -> bool:
+    """The option buys nothing: it keeps the cards already in the host."""
+    return pick.count == 0 and pick.kept_count > 0
+
+
+def chosen_label(decision: Decision) -> str:
+    """The recommendation's kind in words: a shape and class, buying nothing, or that
+    nothing fits (the header, the summary's key facts)."""
+    r = decision.recommendation
+    if not decision.picks:
+        return "nothing fits"
+    if keeps(decision.picks[0]):
+        return KEEP_LABEL
+    return option_label(r.shape, r.class_)
+
+
+def signoff_line(decision: Decision) -> str:
+    """The recommendation in one line, as it is signed."""
+    if not decision.picks:
+        return "nothing fits"
+    top = decision.picks[0]
+    if keeps(top):
+        return f"buy nothing, keep the {top.kept_count} × {top.kept_name} in the host, $0"
+    total = top.total_price_usd
+    price = "on quote" if total is None else f"${total:,.0f}"
+    return f"{chosen_label(decision)}: {top.count} × {top.name}, {price}"
+
 
 class Column(NamedTuple):
     """One purchase in the comparison: a pick, or the best option of a rejected kind."""

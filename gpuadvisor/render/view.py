@@ -25,7 +25,18 @@ from gpuadvisor.render.provenance import (
     prices_used,
     shortener,
 )
-from gpuadvisor.render.purchase import Column, Row, buy_text, fit_rows, purchase_lines
+from gpuadvisor.render.purchase import (
+    KEEP_LABEL,
+    Column,
+    Row,
+    buy_text,
+    chosen_label,
+    fit_rows,
+    keeps,
+    option_label,
+    purchase_lines,
+    signoff_line,
+)
 from gpuadvisor.render.sections import (
     ConflictRow,
     SizingView,
@@ -36,27 +47,6 @@ from gpuadvisor.vocabulary import Category, GpuClass, Shape, format_value
 
 #: Rejected alternatives shown beside the picks in the comparison table.
 ALTERNATIVES_COMPARED = 3
-
-SHAPE_LABELS: dict[str, str] = {
-    "single-larger-gpu": "one larger GPU",
-    "two-independent-jobs": "several GPUs, independent jobs",
-    "multi-gpu-model-parallel": "several GPUs, model split",
-    "multi-gpu-data-parallel": "several GPUs, one data-parallel job",
-}
-
-
-SHAPE_SHORT: dict[str, str] = {
-    "single-larger-gpu": "one larger GPU",
-    "two-independent-jobs": "independent jobs",
-    "multi-gpu-model-parallel": "model split",
-    "multi-gpu-data-parallel": "data-parallel job",
-}
-
-
-def option_label(shape: str, class_: str, *, short: bool = False) -> str:
-    names = SHAPE_SHORT if short else SHAPE_LABELS
-    return f"{names.get(shape, shape)} · {class_}"
-
 
 # -- rich text: `code` runs in runbook and template data -------------------------------
 
@@ -154,6 +144,8 @@ def comparison_columns(decision: Decision) -> tuple[Column, ...]:
     r = decision.recommendation
     chosen = option_label(r.shape, r.class_)
     short = option_label(r.shape, r.class_, short=True)
+    if decision.picks and keeps(decision.picks[0]):
+        chosen, short = KEEP_LABEL, f"keep · {r.class_}"
     columns = [
         Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True, short_option=short)
         for rank, pick in enumerate(decision.picks, start=1)
@@ -191,7 +183,10 @@ def comparison_rows(columns: Sequence[Column], lifecycle_years: float | None) ->
         row("Slots per card", (format_value(p.slot_width) for p in picks)),
         row("Board power, all cards", (f"{format_value(_board_power(p))} W" for p in picks)),
         row("Unit price", (unit_price(p) for p in picks)),
-        row("Total price", (_money(p.total_price_usd) for p in picks)),
+        row(
+            "Total price",
+            ("$0 (nothing bought)" if keeps(p) else _money(p.total_price_usd) for p in picks),
+        ),
         row(f"Lifecycle cost{span}", (_money(p.lifecycle_cost_usd) for p in picks)),
         row("Availability", (availability(p) for p in picks)),
         row("vGPU editions", (", ".join(p.vgpu_editions) or "none" for p in picks)),
@@ -232,7 +227,10 @@ def _tflops(value: float | None) -> str:
 
 
 def unit_price(pick: Pick) -> str:
-    """``$1,599 (launch-msrp, 2022-09-20, 1,533 days old)``, or ``on quote``."""
+    """``$1,599 (launch-msrp, 2022-09-20, 1,533 days old)``, or ``on quote``; nothing
+    for cards kept in the host and not bought."""
+    if keeps(pick):
+        return "– (kept, not bought)"
     if pick.price_usd is None:
         return "on quote (quote-needed)"
     age = f", {price_age(pick.price_age_days)}" if pick.price_age_days is not None else ""
@@ -345,6 +343,7 @@ class ReportView(NamedTuple):
     columns: tuple[Column, ...]
     rows: tuple[Row, ...]
     flips: tuple[str, ...]
+    """Sensitivity sentences, by field name: the report's appendix."""
     gpus: tuple[GpuView, ...]
     runbook: tuple[RunbookEntry, ...]
     chosen_option: str
@@ -366,13 +365,16 @@ class ReportView(NamedTuple):
     """Per pick: availability, price kind and age, budget not checked (CONTRACT §6)."""
     top_cost: str = ""
     """The summary's sentence on what the first pick costs."""
+    signoff: str = ""
+    """The recommendation in one line, as the sign-off states it."""
+    levers: tuple[str, ...] = ()
+    """What would change the answer in the buyer's terms, with card and price."""
 
 
 def build_view(decision: Decision, runbook: Runbook, date: str | None) -> ReportView:
-    from gpuadvisor.decision.words import describe_flip, pick_cost_sentence
+    from gpuadvisor.decision.words import describe_flip, describe_lever, pick_cost_sentence
 
     columns = comparison_columns(decision)
-    r = decision.recommendation
     short = shortener(decision)
     return ReportView(
         d=decision,
@@ -387,7 +389,8 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         flips=tuple(describe_flip(s) for s in decision.sensitivity),
         gpus=tuple(gpu_view(g) for g in decision.gpus),
         runbook=select_runbook(runbook, decision),
-        chosen_option=option_label(r.shape, r.class_) if decision.picks else "nothing fits",
+        chosen_option=chosen_label(decision),
+        signoff=signoff_line(decision),
         purchase=purchase_lines(decision),
         buy=buy_text(decision),
         prices=prices_used(decision),
@@ -397,4 +400,5 @@ def build_view(decision: Decision, runbook: Runbook, date: str | None) -> Report
         sizing=sizing_view(decision),
         market=market_flags(columns),
         top_cost=pick_cost_sentence(decision.picks[0]) if decision.picks else "",
+        levers=tuple(describe_lever(lever) for lever in decision.levers),
     )

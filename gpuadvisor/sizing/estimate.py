@@ -30,6 +30,10 @@ PARAMS_AGREEMENT = 0.05
 #: Formats whose checkpoints keep the embedding and output head in 16 bits.
 QUANTISED = ("fp8", "int8", "int4", "nf4")
 _KV_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
+#: How a training job whose method is not decided yet (task "unknown") is sized: LoRA,
+#: what most fine-tuning of a published model uses (a full fine-tune of a 13B model
+#: needs about 239 GiB). The decision says it was assumed.
+UNKNOWN_TASK_READ_AS: Literal["lora"] = "lora"
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,11 @@ class MemoryEstimate:
     total is then a lower bound, not the need."""
     missing_keys: tuple[str, ...] = ()
     """``[workload.model]`` keys that would let them be computed (none: measure a run)."""
+
+    task_assumed: bool = False
+    """The profile's task was "unknown": ``model.task`` is what was assumed instead."""
+    optimizer_8bit: bool = False
+    """Optimizer states kept in 8 bits (a what-would-change lever; no profile states it)."""
 
     @property
     def complete(self) -> bool:
@@ -255,9 +264,18 @@ def _activations(
 
 
 def estimate_memory(
-    model: Model, config_arch: Architecture | None = None, config_file: str = ""
+    model: Model,
+    config_arch: Architecture | None = None,
+    config_file: str = "",
+    *,
+    optimizer_8bit: bool = False,
 ) -> MemoryEstimate:
-    """Every term of the memory one job needs (see the module docstring)."""
+    """Every term of the memory one job needs (see the module docstring); a task of
+    "unknown" is sized as :data:`UNKNOWN_TASK_READ_AS`, and ``optimizer_8bit`` keeps a
+    trained model's Adam moments in 8 bits (the ``*_8bit`` training states)."""
+    assumed = model.task == "unknown"
+    if assumed:
+        model = model.model_copy(update={"task": UNKNOWN_TASK_READ_AS})
     facts = resolve(model, config_arch, config_file)
     _check_position_limit(model, facts)
     table = constants()
@@ -276,6 +294,8 @@ def estimate_memory(
     if model.task in ADAPTER_TASKS:
         rank = model.lora_rank or table.lora.default_rank
     state_name = _states(model, precision)
+    if optimizer_8bit and state_name is not None:
+        state_name += "_8bit"
     trainable = _trainable(model, facts, rank)
     gradients = optimizer = 0.0
     weights = base_weights
@@ -344,6 +364,8 @@ def estimate_memory(
         ),
         missing=missing,
         missing_keys=missing_keys,
+        task_assumed=assumed,
+        optimizer_8bit=optimizer_8bit and state_name is not None,
     )
 
 

@@ -22,6 +22,8 @@ DATA = Path(__file__).resolve().parent / "data"
 #: Weight formats the constants must define: every profile precision and QLoRA's NF4.
 WEIGHT_FORMATS = (*PRECISIONS, "nf4")
 TRAINING_STATES = ("mixed_precision_adam", "fp32_adam", "qlora_adapters")
+#: Each layout again with 8-bit optimizer moments (``<layout>_8bit``).
+TRAINING_STATES_8BIT = tuple(f"{name}_8bit" for name in TRAINING_STATES)
 
 
 class _Data(BaseModel):
@@ -124,7 +126,11 @@ class Constants(_Data):
     @model_validator(mode="after")
     def _complete(self) -> Constants:
         missing = [f for f in WEIGHT_FORMATS if f not in self.weights]
-        missing += [f"training.{t}" for t in TRAINING_STATES if t not in self.training]
+        missing += [
+            f"training.{t}"
+            for t in (*TRAINING_STATES, *TRAINING_STATES_8BIT)
+            if t not in self.training
+        ]
         if missing:
             raise ValueError(f"constants missing: {', '.join(missing)}")
         return self

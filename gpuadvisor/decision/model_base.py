@@ -1,0 +1,18 @@
+"""What every model of the decision document is built on (:mod:`gpuadvisor.decision.model`
+publishes them all)."""
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Out(BaseModel):
+    """Output models: validated when built (the engine's values are checked against the
+    published schema on every decision), frozen, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class FactValue(_Out):
+    name: str
+    value: float | int | bool | str | None
+    unit: str = ""
+    source: str = Field(description="'profile', 'catalog', or the evidence file(s).")

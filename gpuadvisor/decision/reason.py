@@ -1,0 +1,169 @@
+"""The reason a headline gives: what decided between the chosen kind of purchase and
+the runner-up, in the order the engine compares them (:func:`engine.core.pair_order`):
+a stated latency target met, the jobs served, buying nothing, a current card, a known
+price, the cards a data-parallel job is built for, keeping the host's cards, the score,
+then cost. Only when the score decided is the reason a preference rule's title, and then
+the rule that moved the chosen kind furthest ahead of the runner-up (on shape when the
+shapes differ: the shape's score decides first); when no other kind has an option left,
+the constraint that removed the kinds that would have ranked above it."""
+
+from __future__ import annotations
+
+from gpuadvisor.decision.purchase import counted
+from gpuadvisor.engine.core import Core, PairResult, pair_order
+from gpuadvisor.engine.policy import Policy
+from gpuadvisor.vocabulary import format_value
+
+#: A kind of purchase in words, as "the best ... option" reads it.
+SHAPE_WORDS: dict[str, str] = {
+    "single-larger-gpu": "single-card",
+    "two-independent-jobs": "several-card",
+    "multi-gpu-model-parallel": "model-split",
+    "multi-gpu-data-parallel": "data-parallel",
+}
+CLASS_WORDS: dict[str, str] = {
+    "consumer": "consumer",
+    "professional": "professional",
+    "datacenter": "data-center",
+}
+#: Where pair_order's key decides, by position (see engine.core.pair_order).
+_TARGET, _JOBS, _KEEP, _STALE, _PRICED, _SHORT, _REPLACE, _SHAPE_SCORE, _SCORE = range(9)
+
+
+def lower_first(text: str) -> str:
+    """Lower-case the first word to continue a sentence, unless it is an acronym."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and first.isupper():
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def _kind(pair: PairResult, chosen: PairResult) -> str:
+    """The runner-up's kind, in the words that tell it from the chosen one."""
+    if pair.shape == chosen.shape:
+        return CLASS_WORDS[pair.class_]
+    if pair.class_ == chosen.class_:
+        return SHAPE_WORDS[pair.shape]
+    return f"{SHAPE_WORDS[pair.shape]} {CLASS_WORDS[pair.class_]}"
+
+
+def _key(pair: PairResult, core: Core, policy: Policy) -> tuple[float, ...]:
+    top = pair.ranked[0] if pair.ranked else None
+    shape_score = core.shape_scores[pair.shape]
+    return pair_order(shape_score, pair.score, pair.shape, pair.class_, top, core.facts, policy)
+
+
+def _rule_reason(core: Core, runner: PairResult | None) -> str | None:
+    """The fired rule that moved the chosen kind furthest ahead of the runner-up (ahead
+    of nothing: the strongest one for it)."""
+    chosen = core.chosen
+    best: tuple[int, str] | None = None
+    for rule in core.fired:
+        effect = rule.data.effect
+        if runner is not None and runner.shape != chosen.shape:  # the shape's score decides
+            ahead = effect.shape.get(chosen.shape, 0) - effect.shape.get(runner.shape, 0)
+        elif runner is not None:
+            ahead = effect.class_.get(chosen.class_, 0) - effect.class_.get(runner.class_, 0)
+        else:
+            ahead = max(effect.shape.get(chosen.shape, 0), effect.class_.get(chosen.class_, 0))
+        if ahead > 0 and (best is None or ahead > best[0]):
+            best = (ahead, rule.data.title)
+    return lower_first(best[1].rstrip(".")) if best else None
+
+
+#: What a constraint's category says a kind of purchase failed on.
+FAILED_ON: dict[str, str] = {
+    "vram": "memory",
+    "airflow": "cooling",
+    "cost": "the budget",
+    "power": "power",
+    "lifecycle": "availability",
+    "certification": "certification",
+    "ecc": "ECC",
+    "display-sync": "display sync",
+    "virtualization": "vGPU support",
+    "team": "the team's multi-GPU experience",
+}
+
+
+def _excluded_above(core: Core) -> str | None:
+    """What the kinds that would have ranked above the chosen one (scored as high) and
+    have no option left failed on ("the consumer options ... fail on memory, the
+    data-center ones on cooling"), or None when there are none."""
+    chosen = core.chosen
+    categories = {rule.id: rule.data.category for rule in core.active_constraints}
+    failed: dict[str, str] = {}
+    for pair in core.pairs:
+        if pair is chosen or pair.ranked or pair.score < chosen.score:
+            continue
+        counts = pair.elimination_counts
+        if not counts:
+            continue
+        worst = max(counts, key=lambda rule_id: counts[rule_id])  # the first met of the most
+        failed.setdefault(
+            _kind(pair, chosen), FAILED_ON.get(categories.get(worst, ""), "a requirement")
+        )
+    if not failed:
+        return None
+    parts = [f"the {kind} ones on {what}" for kind, what in failed.items()]
+    first_kind, first_what = next(iter(failed.items()))
+    parts[0] = f"the {first_kind} options that would rank above it fail on {first_what}"
+    return ", ".join(parts)
+
+
+def deciding_reason(core: Core, policy: Policy) -> str:
+    """Why the chosen kind of purchase won, in a clause that continues "Buy X: ..."."""
+    top, runner = core.top, core.runner_up
+    if top is None:
+        return "no card meets every requirement"
+    if runner is None:
+        excluded = _excluded_above(core)
+        if excluded is not None:
+            return f"no other kind of purchase meets every requirement: {excluded}"
+        return _rule_reason(core, None) or "it meets every requirement at the best rank"
+    mine, theirs = _key(core.chosen, core, policy), _key(runner, core, policy)
+    decided = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b), None)
+    other = runner.ranked[0]
+    kind = _kind(runner, core.chosen)
+    wanted = core.facts.get("workload.concurrent_jobs")
+    jobs = int(wanted) if isinstance(wanted, (int, float)) and not isinstance(wanted, bool) else 1
+    if decided == _TARGET:
+        target = format_value(core.facts.get("workload.latency_slo_ms"))
+        return (
+            f"its speed bound meets the {target} ms latency target, where the best {kind} "
+            "option's does not"
+        )
+    if decided == _JOBS:
+        if top.jobs_served >= jobs:
+            served = {1: "the job", 2: "both jobs"}.get(jobs, f"all {jobs:,} jobs")
+            if core.facts.get("workload.kind") == "vdi":
+                served = served.replace("jobs", "users").replace("the job", "the user")
+            return f"it serves {served}, where the best {kind} option serves {other.jobs_served}"
+        return (
+            f"it serves more {counted(2, core.facts).split(' ', 1)[1]} than any other "
+            f"option (the best {kind} option serves {other.jobs_served})"
+        )
+    if decided == _STALE:
+        return (
+            f"it is a current card, where the best {kind} option is one nobody can say is "
+            f"still made (launched in {other.sku.launch_year})"
+        )
+    chosen = core.chosen
+    if (core.shape_scores[chosen.shape], chosen.score) > (
+        core.shape_scores[runner.shape],
+        runner.score,
+    ):
+        # A later criterion agrees with the score: the rule that moved it is the reason.
+        return _rule_reason(core, runner) or "it meets every requirement at the best rank"
+    if decided == _PRICED:
+        return f"its price is known, where the best {kind} option is priced on quote"
+    if decided == _SHORT:
+        return (
+            f"it gives the job the {top.cards_per_job} cards it is built for, where the best "
+            f"{kind} option gives it {other.cards_per_job}"
+        )
+    if decided == _REPLACE:
+        return f"it keeps the cards already in the host, where the best {kind} option replaces them"
+    if decided is not None and decided > _SCORE:
+        return f"it scores as well as the best {kind} option and costs less over its life"
+    return _rule_reason(core, runner) or "it meets every requirement at the best rank"
