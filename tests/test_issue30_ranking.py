@@ -84,6 +84,8 @@ def test_a_pick_that_misses_the_target_never_ranks_first(
         " ".join(p.why for p in decision.picks if p.meets_target is False)
     )
     assert "meets the 2,000 ms target first" in r.ranking
+    # The headline says why the pick costs more than the card that would have fit.
+    assert "the cheaper NVIDIA RTX PRO 5000 Blackwell (about $4,500) would not" in r.headline
 
 
 def test_when_no_card_meets_the_target_the_headline_says_so(

@@ -69,7 +69,8 @@ def headline(
             f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
             f"{top.sku.segment} class, {price}): {deciding_reason(core, policy)}."
         )
-    text += _target_words(top, facts, policy) + _availability_words(top, facts, policy)
+    text += _target_words(top, core.chosen.ranked, facts, policy)
+    text += _availability_words(top, facts, policy)
     if capacity is not None and capacity.shortfall:
         text += (
             f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
@@ -82,12 +83,33 @@ def headline(
     return text
 
 
-def _target_words(top: Option, facts: Mapping[str, Value], policy: Policy) -> str:
-    """What the headline says of a stated latency target no card meets (a card that meets
-    it ranks first, so a pick that misses it means none does)."""
-    if meets_target(top, facts, policy) is not False:
+def _target_words(
+    top: Option, ranked: tuple[Option, ...], facts: Mapping[str, Value], policy: Policy
+) -> str:
+    """What the headline says of a stated latency target: that no card meets it (a card
+    that meets it ranks first, so a pick that misses it means none does), or, when a
+    cheaper card of the same kind misses it, that this is why the pick costs more."""
+    met = meets_target(top, facts, policy)
+    if met is None:
         return ""
     target = format_value(facts["workload.latency_slo_ms"])
+    if met:
+        price = top.total_price_usd
+        cheaper = [
+            o
+            for o in ranked
+            if price is not None
+            and o.total_price_usd is not None
+            and o.total_price_usd < price
+            and meets_target(o, facts, policy) is False
+        ]
+        if not cheaper:
+            return ""
+        low = min(cheaper, key=lambda o: (o.total_price_usd or 0.0, o.key))
+        return (
+            f" Its speed bound meets the {target} ms target; the cheaper {low.sku.name} "
+            f"(about ${low.total_price_usd or 0.0:,.0f}) would not."
+        )
     least = policy.ranking.min_answer_tokens
     leaves = "no answer token" if least == 1 else f"fewer than {least:,} answer tokens"
     return (

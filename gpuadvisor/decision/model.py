@@ -7,7 +7,7 @@ from typing import Final, Literal
 
 from pydantic import Field
 
-from gpuadvisor.decision.model_base import FactValue, _Out
+from gpuadvisor.decision.model_base import FactValue, OutModel
 from gpuadvisor.decision.model_pick import Pick, PickSpeed
 from gpuadvisor.vocabulary import (
     Category,
@@ -23,7 +23,7 @@ DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
 __all__ = ["DECISION_SCHEMA", "FactValue", "Pick", "PickSpeed"]
 
 
-class Capacity(_Out):
+class Capacity(OutModel):
     """Jobs (or desktop users) wanted against those the recommended purchase serves."""
 
     jobs_wanted: int
@@ -44,7 +44,7 @@ class Capacity(_Out):
     summary: str = Field("", description="The capacity in one sentence.")
 
 
-class ExistingCards(_Out):
+class ExistingCards(OutModel):
     """Cards the evidence shows in the host, grouped by model."""
 
     name: str
@@ -53,7 +53,7 @@ class ExistingCards(_Out):
     sku: str | None = Field(None, description="The catalog entry they were matched to.")
 
 
-class Recommendation(_Out):
+class Recommendation(OutModel):
     shape: Shape
     class_: GpuClass = Field(alias="class")
     gpu_count: int
@@ -79,7 +79,7 @@ class Recommendation(_Out):
     )
 
 
-class FixFirst(_Out):
+class FixFirst(OutModel):
     rule: str
     category: Category
     title: str
@@ -89,7 +89,7 @@ class FixFirst(_Out):
     facts: tuple[FactValue, ...] = ()
 
 
-class Finding(_Out):
+class Finding(OutModel):
     rule: str
     category: Category
     severity: Severity
@@ -106,7 +106,7 @@ class Finding(_Out):
     facts: tuple[FactValue, ...] = ()
 
 
-class Alternative(_Out):
+class Alternative(OutModel):
     """The best option of a shape and class that was not chosen, or why none exists."""
 
     shape: Shape
@@ -118,7 +118,7 @@ class Alternative(_Out):
     )
 
 
-class EnoughCard(_Out):
+class EnoughCard(OutModel):
     """The cheapest option that meets every requirement and serves as many jobs as the
     recommendation, beside the ranked picks."""
 
@@ -131,13 +131,13 @@ class EnoughCard(_Out):
     text: str = Field(description="The comparison in one sentence.")
 
 
-class Rejected(_Out):
+class Rejected(OutModel):
     option: str
     because: tuple[str, ...]
     reason: str
 
 
-class Sensitivity(_Out):
+class Sensitivity(OutModel):
     input: str
     current: float | int | bool | str | None
     flips_at: float | int | bool | str
@@ -145,7 +145,7 @@ class Sensitivity(_Out):
     direction: Literal["up", "down", "change"]
 
 
-class Lever(_Out):
+class Lever(OutModel):
     """One change a buyer can make that changes the answer (CONTRACT §7 ``levers``): in
     their words, with the card it brings and its price. ``inputs`` holds the same change
     in machine form, by profile field (``workload.model.*`` for the model described)."""
@@ -176,7 +176,7 @@ class Lever(_Out):
     source: str | None = Field(None, description="Where a rate or an assumed server comes from.")
 
 
-class Sample(_Out):
+class Sample(OutModel):
     """One measurement of one GPU at one moment; what the source did not report is null."""
 
     t_s: float = Field(description="Seconds since the GPU's first sample.")
@@ -187,7 +187,7 @@ class Sample(_Out):
     power_w: float | None = None
 
 
-class MeasuredGpu(_Out):
+class MeasuredGpu(OutModel):
     """What the evidence says about one GPU: point values and, when sampled, a series."""
 
     index: int | None = None
@@ -198,7 +198,7 @@ class MeasuredGpu(_Out):
     series_source: str = Field("", description="The evidence file the samples came from.")
 
 
-class Sizing(_Out):
+class Sizing(OutModel):
     """The memory one job needs and where the figure comes from (CONTRACT §6)."""
 
     vram_need_gib: float | None = Field(description="The figure the decision used.")
@@ -218,19 +218,19 @@ class Sizing(_Out):
     formula: str = Field("", description="The breakdown as one sum, for reports.")
 
 
-class EvidenceRef(_Out):
+class EvidenceRef(OutModel):
     file: str
     kind: str
     sha256: str
 
 
-class Inputs(_Out):
+class Inputs(OutModel):
     profile_sha256: str
     profile_file: str = ""
     evidence: tuple[EvidenceRef, ...] = ()
 
 
-class Provenance(_Out):
+class Provenance(OutModel):
     gpuadvisor: str
     catalog: str
     rules: str
@@ -240,14 +240,14 @@ class Provenance(_Out):
     )
 
 
-class ConflictingValue(_Out):
+class ConflictingValue(OutModel):
     """What one evidence file said about a value other files report differently."""
 
     file: str
     value: str | float | int | bool
 
 
-class EvidenceConflict(_Out):
+class EvidenceConflict(OutModel):
     """Evidence files that disagree on one value (CONTRACT §6): the first file's value
     is used, or, when they disagree on which card sits at a bus id, both cards are kept."""
 
@@ -258,14 +258,14 @@ class EvidenceConflict(_Out):
     values: tuple[ConflictingValue, ...]
 
 
-class Meta(_Out):
+class Meta(OutModel):
     title: str
     requester: str
     notes: str
     isv_apps: tuple[str, ...] = ()
 
 
-class Decision(_Out):
+class Decision(OutModel):
     schema_: Literal["gpuadvisor/decision/v1"] = Field(DECISION_SCHEMA, alias="schema")
     meta: Meta
     recommendation: Recommendation

@@ -5,10 +5,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from gpuadvisor.decision.model_base import _Out
+from gpuadvisor.decision.model_base import OutModel
 
 
-class PickSpeed(_Out):
+class PickSpeed(OutModel):
     """Bounds on how fast one instance of the language model runs on this purchase
     (decode by memory bandwidth, prefill by compute): what it cannot beat, not a forecast."""
 
@@ -28,7 +28,7 @@ class PickSpeed(_Out):
     )
 
 
-class Pick(_Out):
+class Pick(OutModel):
     sku: str
     name: str
     count: int
