@@ -14,6 +14,7 @@ import typer
 from gpuadvisor.cli import (
     commands_catalog,
     commands_evidence,
+    commands_fleet,
     commands_meta,
     commands_profile,
     commands_rules,
@@ -48,6 +49,7 @@ app.command()(commands_evidence.probe)
 app.command("import")(commands_evidence.import_)
 app.command()(commands_meta.schema)
 app.command()(commands_web.serve)
+app.command()(commands_fleet.fleet)
 rules_app.command("list")(commands_rules.rules_list)
 rules_app.command("explain")(commands_rules.rules_explain)
 rules_app.command("lint")(commands_rules.rules_lint)
