@@ -359,3 +359,91 @@ def fleet_hosts() -> Iterator[Host]:
     yield Host("a5000-healthy", "healthy", "a5000", 2, {"cluster": "b"})
     yield Host("a5000-idle", "idle", "a5000", 2, {"cluster": "b"})
     yield Host("gpu-elsewhere", "healthy", "a5000", 1, {"cluster": "z"})
+
+
+# -- the test fleet, as the tests use it ------------------------------------------------
+
+#: Minutes of recorded data (one sample a minute) and the window the tests judge.
+MINUTES = 70
+WINDOW = "1h"
+
+T4_PROFILE = """\
+schema = "gpuadvisor/profile/v1"
+[meta]
+title = "T4 inference fleet"
+[workload]
+kind = "inference"
+objective = "throughput"
+vram_need_gib = 10
+concurrent_jobs = 4
+[platform]
+chassis = "rack-2u"
+airflow = "front-to-back"
+gpu_count_max = 4
+psu_headroom_w = 1200
+[budget]
+max_usd = 20000
+"""
+
+A5000_PROFILE = """\
+schema = "gpuadvisor/profile/v1"
+[workload]
+kind = "training"
+objective = "throughput"
+vram_need_gib = 18
+concurrent_jobs = 4
+[platform]
+chassis = "workstation"
+gpu_count_max = 4
+psu_headroom_w = 1600
+[budget]
+max_usd = 30000
+"""
+
+PROFILES = """\
+schema = "gpuadvisor/fleet-profiles/v1"
+budget_usd = 100000
+
+[[groups]]
+name = "inference"
+selector = '{cluster="a"}'
+profile = "t4.toml"
+
+[[groups]]
+name = "training"
+selector = '{cluster="b"}'
+profile = "a5000.toml"
+budget_usd = 40000
+"""
+
+
+@dataclass(frozen=True)
+class FleetData:
+    url: str
+    end: int
+    profiles: Path
+    folder: Path
+
+
+def write_profiles(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "t4.toml").write_text(T4_PROFILE)
+    (folder / "a5000.toml").write_text(A5000_PROFILE)
+    path = folder / "fleet.toml"
+    path.write_text(PROFILES)
+    return path
+
+
+def running_fleet(folder: Path) -> Iterator[FleetData]:
+    """The test fleet in a running Prometheus (a generator: stops it when resumed)."""
+    end = int(time.time()) // 60 * 60
+    openmetrics = folder / "fleet.om"
+    with openmetrics.open("w") as out:
+        write_openmetrics(out, list(fleet_hosts()), end, MINUTES, 60)
+    data = folder / "data"
+    create_blocks(openmetrics, data)
+    running = start(data, folder)
+    try:
+        yield FleetData(running.url, end, write_profiles(folder / "profiles"), folder)
+    finally:
+        stop(running)

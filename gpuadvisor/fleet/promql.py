@@ -54,12 +54,14 @@ def parse_window(text: str, *, field: str = "--window") -> int:
 
 
 def duration(seconds: int) -> str:
-    """``seconds`` as the shortest Prometheus duration (``604800`` -> ``7d``)."""
+    """``seconds`` as a Prometheus duration in days, hours, minutes and seconds
+    (``604800`` -> ``7d``)."""
     if seconds <= 0:
         return "0s"
     parts = []
     rest = seconds
-    for unit, size in (*_UNITS, ("s", 1)):
+    # Days at most, as people write windows (7d, not 1w).
+    for unit, size in (*_UNITS[2:], ("s", 1)):
         if rest >= size:
             parts.append(f"{rest // size}{unit}")
             rest %= size

@@ -218,7 +218,7 @@ def _node_queries(selector: Selector, window_s: int, host: str) -> list[Query]:
     idle = 'node_cpu_seconds_total{mode="idle"}'
     rows: list[tuple[str, str, Scope, str, str]] = [
         (
-            f"count of CPUs in {idle}",
+            f"count of CPUs in {idle} over {w}",
             by(
                 (host,),
                 "count",
