@@ -118,6 +118,7 @@ def advise_profile(
     advisor: Advisor | None = None,
     sizing: MemoryEstimate | None = None,
     snapshot: HostSnapshot | None = None,
+    gpu_readings: bool = True,
 ) -> Decision:
     """The decision for an already validated profile (``ask --advise`` has no file yet).
 
@@ -127,7 +128,8 @@ def advise_profile(
     from the bundled files and the overlays. ``sizing`` is the estimate of the profile's
     model (:func:`size_profile`); without it, one is made with ``hf_config`` read
     relative to the current folder. ``snapshot`` is host evidence already read (a
-    ``fleet`` host from Prometheus), taken instead of reading ``evidence`` files.
+    ``fleet`` host from Prometheus), taken instead of reading ``evidence`` files;
+    ``gpu_readings=False`` leaves out the per-GPU readings only a report shows.
     """
     if sizing is None and profile.workload.model is not None:
         sizing = size_profile(profile, None)
@@ -148,7 +150,7 @@ def advise_profile(
         from gpuadvisor.decision.measured import evidence_conflicts, measured_gpus
         from gpuadvisor.engine.hostfacts import derive_host_facts
 
-        gpus = measured_gpus(snapshot)
+        gpus = measured_gpus(snapshot) if gpu_readings else ()
         conflicts = evidence_conflicts(snapshot)
         derived = derive_host_facts(snapshot)
         host_values, host_sources = derived.values, derived.sources

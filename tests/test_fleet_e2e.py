@@ -317,3 +317,31 @@ def test_the_page_serves_the_same_report(fleet_prometheus: FleetData, fleet: Fle
         assert browser.get("/fleet.md").text.startswith("# GPU fleet report")
         assert browser.post("/", content=b"x").status_code == 405
         assert browser.get("/", headers={"host": "evil.example"}).status_code == 421
+
+
+def test_the_costly_reason_shares_are_asked_only_where_a_reason_could_be_active(
+    fleet_prometheus: FleetData, fleet: Fleet
+) -> None:
+    collection = collect(
+        Client(fleet_prometheus.url), fleet, EVERYTHING, WINDOW_S, float(fleet_prometheus.end)
+    )
+    shares = [q for q in collection.plan.queries if q.role == "reason"]
+    assert shares and all("t4-throttling" in q.expr and "t4-healthy" not in q.expr for q in shares)
+    context = context_of(collection, fleet_prometheus.url)
+    healthy = snapshot_of(collection.hosts["t4-healthy"], context)
+    assert {r: s.fraction for r, s in healthy.gpus[0].throttle_reasons.items()} == dict.fromkeys(
+        (
+            "hw_power_brake_slowdown",
+            "hw_slowdown",
+            "hw_thermal_slowdown",
+            "sw_power_cap",
+            "sw_thermal_slowdown",
+        ),
+        0.0,
+    )
+    assert healthy.provenance["gpus.throttle_reasons"] == [
+        "prometheus: max_over_time(DCGM_FI_DEV_CLOCK_THROTTLE_REASONS[1h])"
+    ]
+    hot = snapshot_of(collection.hosts["t4-throttling"], context)
+    share = hot.gpus[0].throttle_reasons["hw_thermal_slowdown"].fraction
+    assert share is not None and 0.4 < share < 0.6  # every other minute

@@ -117,3 +117,25 @@ def test_identity_query_adds_the_group_selector() -> None:
     assert query.expr.count('cluster="a", role="train", GPU_I_ID=""') == len(
         queries.IDENTITY_METRICS
     )
+
+
+def test_share_queries_name_exactly_the_flagged_hosts() -> None:
+    hosts = ["10.0.0.1:9400", "gpu-[7]:9400", "a|b"] + [
+        f"n{i}" for i in range(queries.HOSTS_PER_QUERY)
+    ]
+    found = queries.reason_queries(
+        Selector(), 3600, "instance", {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS": hosts}
+    )
+    batches = {q.expr.split('instance=~"')[1].split('"}')[0] for q in found}
+    assert len(batches) == 2 and len(found) == 2 * len(queries.REASONS)
+    assert all(q.sparse and q.role == "reason" for q in found)
+    patterns = [re.compile(json_unquote(b)) for b in sorted(batches)]
+    for host in hosts:
+        assert sum(bool(p.fullmatch(host)) for p in patterns) == 1, host
+    assert not any(p.fullmatch("10.0.0.19400") or p.fullmatch("a") for p in patterns)
+
+
+def json_unquote(text: str) -> str:
+    import json
+
+    return str(json.loads(f'"{text}"'))

@@ -14,6 +14,7 @@ values unknown for every host, and the report says so.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from gpuadvisor.fleet.client import Answer, Client, PrometheusError
 from gpuadvisor.fleet.model import Missing, QueryRef
 from gpuadvisor.fleet.profiles import Fleet
 from gpuadvisor.fleet.promql import Selector
-from gpuadvisor.fleet.queries import Plan, Query, identity_query, plan, purpose
+from gpuadvisor.fleet.queries import Plan, Query, identity_query, plan, purpose, reason_queries
 from gpuadvisor.fleet.readings import Fold, HostReading
 
 #: Queries in flight at once (Prometheus runs 20 by default).
@@ -95,6 +96,17 @@ def collect(
     )
     only = set(owner)
     for query in run.queries:
+        result = results[id(query)]
+        if isinstance(result, PrometheusError):
+            collection.failed[query.name] = result.message
+            continue
+        collection.answers[query.name] = result
+        fold.add(query, result, only=only)
+    # The costly share of each clock event reason, for the hosts that can need it.
+    shares = reason_queries(selector, window_s, fleet.host_label, fold.flagged(only))
+    results = _ask(client, shares, run, at)
+    run = collection.plan = dataclasses.replace(run, queries=run.queries + tuple(shares))
+    for query in shares:
         result = results[id(query)]
         if isinstance(result, PrometheusError):
             collection.failed[query.name] = result.message

@@ -85,6 +85,7 @@ class _Judge:
                 advisor=self.advisor,
                 sizing=group.sizing,
                 snapshot=snapshot,
+                gpu_readings=False,
             )
         except GpuAdvisorError as exc:
             return _unjudged(job, snapshot, str(exc))

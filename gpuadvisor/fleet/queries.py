@@ -13,8 +13,10 @@ the link's maximum), the narrowest for a link width. Besides those:
 - a series of sub-window means (:data:`SERIES_METRICS`, a range query of
   ``SUBWINDOWS`` steps), which the rules need to see that utilisation was measured over
   time and how the busy clocks held;
-- the share of the window each clock-event reason was active, from the reasons bitmask
-  (a subquery: the bit is taken from each sample, then averaged);
+- the share of the window each clock-event reason was active, from the reasons bitmask:
+  its highest value over the window first (cheap), and for the GPUs where that shows a
+  reason could have been active, a subquery that takes the bit from each sample and
+  averages it (:func:`reason_queries`, the one costly query);
 - the last and highest Xid each GPU reported;
 - node-exporter's CPU, iowait, disk and network figures per host.
 
@@ -24,6 +26,7 @@ evidence each snapshot cites, listed in full beside its PromQL in the fleet repo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -86,17 +89,20 @@ SERIES_METRICS: Final[dict[str, tuple[Aggregation, str]]] = {
 #: Steps of the sub-window series; the utilisation rules want five or more readings.
 SUBWINDOWS: Final = 12
 #: Reasons whose share of the window is asked for: those that hold a busy card's clocks
-#: down (gpuadvisor.engine.hostfacts), and Idle.
+#: down (gpuadvisor.engine.hostfacts reads no other).
 REASONS: Final[tuple[ThrottleReason, ...]] = (
-    "gpu_idle",
     "sw_power_cap",
     "hw_slowdown",
     "sw_thermal_slowdown",
     "hw_thermal_slowdown",
     "hw_power_brake_slowdown",
 )
-#: The reasons bitmask is sampled this many times over the window.
-REASON_SAMPLES: Final = 720
+#: A bitmask below this never held a bit of REASONS (their lowest bit is 0x4).
+HOLDING_FROM: Final = min(THROTTLE_BITS[r] for r in REASONS)
+#: The bitmask is sampled this many times over the window for the share of each reason.
+REASON_SAMPLES: Final = 240
+#: Hosts named in one share query (their names go into a regular expression).
+HOSTS_PER_QUERY: Final = 200
 XID_METRIC: Final = "DCGM_FI_DEV_XID_ERRORS"
 #: Metrics whose series tell which GPUs a host has (the first that answers for a GPU).
 IDENTITY_METRICS: Final = ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_FB_USED")
@@ -118,7 +124,7 @@ class Query:
     name: str
     expr: str
     scope: Scope
-    role: Literal["value", "sample", "reason", "xid", "identity", "node"]
+    role: Literal["value", "sample", "mask", "reason", "xid", "identity", "node"]
     target: str
     part: str
     kind: Kind = "instant"
@@ -182,7 +188,7 @@ def plan(selector: Selector, window_s: int, host_label: str, node_host_label: st
         expr = by(keys, "max", over_window(function, metric, gpus, step))
         name = f"{function}({metric}[{duration(step)}]) every {duration(step)} over {w}"
         found.append(Query(name, expr, "gpu", "sample", field, "gpus.samples", kind="range"))
-    found += _reason_queries(gpus, keys, window_s)
+    found += _mask_queries(gpus, keys, window_s)
     for function in ("max_over_time", "last_over_time"):
         expr = by(keys, "max", over_window(function, XID_METRIC, gpus, window_s))
         found.append(
@@ -192,19 +198,60 @@ def plan(selector: Selector, window_s: int, host_label: str, node_host_label: st
     return Plan(window_s=window_s, step_s=step, queries=tuple(found))
 
 
-def _reason_queries(gpus: Selector, keys: tuple[str, ...], window_s: int) -> list[Query]:
+def _mask_queries(gpus: Selector, keys: tuple[str, ...], window_s: int) -> list[Query]:
+    """The highest reasons bitmask each GPU reported over the window, under either name:
+    below :data:`HOLDING_FROM` no reason of :data:`REASONS` was ever active."""
+    w = duration(window_s)
+    return [
+        Query(
+            f"max_over_time({metric}[{w}])",
+            by(keys, "max", over_window("max_over_time", metric, gpus, window_s)),
+            "gpu",
+            "mask",
+            metric,
+            "gpus.throttle_reasons",
+        )
+        for metric in REASON_METRICS
+    ]
+
+
+def reason_queries(
+    selector: Selector, window_s: int, host_label: str, flagged: dict[str, list[str]]
+) -> list[Query]:
+    """The share of the window each reason was active, for the hosts whose bitmask
+    reached :data:`HOLDING_FROM` (``flagged``: metric -> values of the host label).
+
+    The bit is taken from each sample and averaged over the window, a subquery sampled
+    :data:`REASON_SAMPLES` times: the one costly query, so it is asked only for the
+    GPUs that can need it, :data:`HOSTS_PER_QUERY` hosts at a time.
+    """
     w = duration(window_s)
     resolution = duration(max(1, window_s // REASON_SAMPLES))
+    keys = (host_label, GPU_LABEL)
     found = []
-    for reason in REASONS:
-        bit = THROTTLE_BITS[reason]
-        # One bitmask under either of its names; "or" keeps one series per GPU.
-        flag = " or ".join(f"(floor({vector(m, gpus)} / {bit}) % 2)" for m in REASON_METRICS)
-        inner = f"avg_over_time(({flag})[{w}:{resolution}])"
-        name = f"share of {w} with {reason} (bit {bit:#x} of the clock event reasons)"
-        found.append(
-            Query(name, by(keys, "max", inner), "gpu", "reason", reason, "gpus.throttle_reasons")
-        )
+    for metric, hosts in sorted(flagged.items()):
+        batches = [hosts[i : i + HOSTS_PER_QUERY] for i in range(0, len(hosts), HOSTS_PER_QUERY)]
+        for number, batch in enumerate(batches, 1):
+            pattern = "|".join(_literal(h) for h in batch)
+            gpus = selector.and_(Selector((PHYSICAL, Matcher(host_label, "=~", pattern))))
+            part = f", hosts {number} of {len(batches)}" if len(batches) > 1 else ""
+            for reason in REASONS:
+                bit = THROTTLE_BITS[reason]
+                inner = (
+                    f"avg_over_time((floor({vector(metric, gpus)} / {bit}) % 2)[{w}:{resolution}])"
+                )
+                name = f"share of {w} with {reason} (bit {bit:#x} of {metric}){part}"
+                found.append(
+                    Query(
+                        name,
+                        by(keys, "max", inner),
+                        "gpu",
+                        "reason",
+                        reason,
+                        "gpus.throttle_reasons",
+                        sparse=True,
+                    )
+                )
     return found
 
 
@@ -304,6 +351,13 @@ def _node_queries(selector: Selector, window_s: int, host: str) -> list[Query]:
 
 
 _IO_TIME: Final = "node_disk_io_time_seconds_total"
+#: What RE2 (Prometheus's regular expressions) reads as other than itself.
+_RE2_SPECIAL: Final = re.compile(r"([\\.+*?()|\[\]{}^$])")
+
+
+def _literal(text: str) -> str:
+    """``text`` as an RE2 pattern matching exactly it."""
+    return _RE2_SPECIAL.sub(r"\\\1", text)
 
 
 def _mode(mode: str) -> Selector:
@@ -316,7 +370,7 @@ def purpose(query: Query) -> str:
         return {"host": "CPU", "core": "CPU", "disk": "disk", "net": "network"}[query.scope]
     if query.role == "sample":
         return "the sub-window series"
-    if query.role == "reason":
+    if query.role in ("mask", "reason"):
         return "clock event reasons"
     if query.role == "xid":
         return "Xid errors"

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from gpuadvisor.evidence.dcgm import METRICS
 from gpuadvisor.fleet.client import Answer, Series
-from gpuadvisor.fleet.queries import GPU_LABEL, Query
+from gpuadvisor.fleet.queries import GPU_LABEL, HOLDING_FROM, REASONS, Query
 from gpuadvisor.nvidia.values import BadValue, bus_id
 
 _PORT: Final = re.compile(r"^(.+?)(?::\d+)?$")
@@ -50,6 +50,10 @@ class HostReading:
     disks: dict[str, dict[str, float]] = field(default_factory=dict)
     nets: dict[str, dict[str, float]] = field(default_factory=dict)
     drivers: set[str] = field(default_factory=set)
+    #: The host label's values on this host's dcgm-exporter series (with the port).
+    names: set[str] = field(default_factory=set)
+    #: Reasons bitmask metric -> GPUs whose bitmask reached HOLDING_FROM.
+    flagged: dict[str, set[str]] = field(default_factory=dict)
     #: Names of the queries that answered for this host.
     answered: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
@@ -90,8 +94,22 @@ class Fold:
             if only is not None and host not in only:
                 continue
             reading = self.reading(host)
+            if query.role == "identity":
+                reading.names.add(series.labels[label])
             if _put(reading, query, series):
                 reading.answered.add(query.name)
+
+    def flagged(self, only: set[str]) -> dict[str, list[str]]:
+        """Reasons bitmask metric -> the host label's values of the hosts in ``only``
+        whose GPUs need the shares."""
+        found: dict[str, set[str]] = {}
+        for host, reading in self.hosts.items():
+            if host not in only:
+                continue
+            for metric, gpus in reading.flagged.items():
+                if gpus:
+                    found.setdefault(metric, set()).update(reading.names)
+        return {metric: sorted(names) for metric, names in found.items()}
 
 
 def _put(reading: HostReading, query: Query, series: Series) -> bool:
@@ -153,6 +171,14 @@ def _gpu_value(reading: HostReading, index: str, query: Query, value: float) -> 
         gpu.setdefault("throttle_reasons", {})[query.target] = {
             "fraction": round(min(1.0, max(0.0, value)), 4)
         }
+        return True
+    if query.role == "mask":
+        if value >= HOLDING_FROM:
+            reading.flagged.setdefault(query.target, set()).add(index)
+        else:  # no reason that holds clocks was active at any time in the window
+            reasons = gpu.setdefault("throttle_reasons", {})
+            for reason in REASONS:
+                reasons.setdefault(reason, {"fraction": 0.0})
         return True
     if query.role == "xid":
         if abs(value) > 2**31:

@@ -1,0 +1,210 @@
+"""``gpuadvisor fleet`` at scale: 1,000 hosts x 8 GPUs in a real Prometheus.
+
+Not a unit test. From the repository root, with Debian's ``prometheus`` installed::
+
+    python benchmarks/bench_fleet.py                  # 1,000 hosts x 8 GPUs
+    python benchmarks/bench_fleet.py --hosts 200      # a smaller fleet
+    python benchmarks/bench_fleet.py --judge 10000    # also judge 10,000 hosts
+
+The series are the test fleet's (tests/fleet_support.py: made from the real T4 scrape
+and the repository's A5000 scrape, with node-exporter beside them), one sample every
+five minutes over the last 65 minutes, loaded into TSDB blocks with ``promtool tsdb
+create-blocks-from openmetrics`` and served by Prometheus on 127.0.0.1. The fleet run
+happens in a child process so that its peak memory is its own (and its workers').
+
+Figures: query time (every PromQL query, answers read and folded per host), judging
+time (every host through the engine, in worker processes over the machine's cores),
+total, and peak memory (max RSS of the run and of its largest worker). ``--judge N``
+judges N hosts made from the queried ones (their readings repeated under new names):
+the target is 10,000 hosts judged in under 60 s on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests import fleet_support  # noqa: E402
+
+GPUS = 8
+STEP_S = 300
+SAMPLES = 14
+WINDOW = "1h"
+JUDGE_TARGET_S = 60.0
+JUDGE_TARGET_HOSTS = 10_000
+#: Out of every hundred hosts: how many of each kind.
+MIX = {
+    "healthy": 70,
+    "idle": 10,
+    "cpu-bound": 5,
+    "io-bound": 4,
+    "throttling": 3,
+    "xid": 2,
+    "ecc": 2,
+    "remap": 1,
+    "pcie": 2,
+    "no-node": 1,
+}
+PROFILES = """\
+schema = "gpuadvisor/fleet-profiles/v1"
+budget_usd = 5000000
+
+[[groups]]
+name = "inference"
+selector = '{cluster="a"}'
+profile = "t4.toml"
+
+[[groups]]
+name = "training"
+selector = '{cluster="b"}'
+profile = "a5000.toml"
+"""
+
+
+def hosts(count: int) -> list[fleet_support.Host]:
+    kinds = [kind for kind, n in MIX.items() for _ in range(n)]
+    found = []
+    for i in range(count):
+        kind = kinds[i % len(kinds)]
+        template, cluster = ("t4", "a") if i % 2 == 0 else ("a5000", "b")
+        found.append(fleet_support.Host(f"node{i:05d}", kind, template, GPUS, {"cluster": cluster}))
+    return found
+
+
+def measure(url: str, profiles: Path, end: int, judge: int) -> dict[str, float]:
+    """In the child: one fleet run, then (with ``judge``) N hosts judged again."""
+    from gpuadvisor.fleet.build import Options, context_of, run_fleet
+    from gpuadvisor.fleet.client import Client
+    from gpuadvisor.fleet.collect import collect
+    from gpuadvisor.fleet.judge import Job, Setup, judge_all
+    from gpuadvisor.fleet.profiles import load_profiles
+    from gpuadvisor.fleet.promql import EVERYTHING, parse_window
+
+    fleet = load_profiles(profiles)
+    options = Options(EVERYTHING, "{}", parse_window(WINDOW), float(end))
+    started = time.perf_counter()
+    report, timings = run_fleet(Client(url, timeout_s=600), fleet, options)
+    total = time.perf_counter() - started
+    figures = {
+        "hosts": report.totals.hosts,
+        "gpus": report.totals.gpus,
+        "query_s": timings.query_s,
+        "judge_s": timings.judge_s,
+        "total_s": total,
+        "hosts_to_fix": report.totals.hosts_to_fix,
+        "idle_gpus": report.totals.idle_gpus,
+    }
+    if judge:
+        collection = collect(
+            Client(url, timeout_s=600), fleet, EVERYTHING, options.window_s, options.at
+        )
+        jobs = []
+        members = [(g, h) for g, names in collection.members.items() for h in names]
+        for n in range(judge):
+            group, host = members[n % len(members)]
+            reading = collection.hosts[host]
+            copy = type(reading)(**{**reading.__dict__, "host": f"{host}-{n // len(members)}"})
+            jobs.append(Job(group, copy, collection.missing_for(host)))
+        setup = Setup(groups=fleet.groups, context=context_of(collection, url))
+        started = time.perf_counter()
+        verdicts = judge_all(jobs, setup)
+        figures["judge_n"] = len(verdicts)
+        figures["judge_n_s"] = time.perf_counter() - started
+    figures["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    figures["worker_max_rss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hosts", type=int, default=1000, help="hosts in Prometheus (8 GPUs each)")
+    parser.add_argument("--judge", type=int, default=0, help="also judge this many hosts")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--measure", nargs=3, metavar=("URL", "PROFILES", "END"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    if args.measure:
+        url, profiles, end = args.measure
+        print(json.dumps(measure(url, Path(profiles), int(end), args.judge)))
+        return 0
+    missing = fleet_support.tools_missing()
+    if missing or fleet_support.real_fixtures() is None:
+        print(f"bench_fleet: skipped: {missing or '../shared/fixtures/real not found'}")
+        return 0
+    folder = Path(tempfile.mkdtemp(prefix="gpuadvisor-bench-fleet-"))
+    end = int(time.time()) // STEP_S * STEP_S
+    started = time.perf_counter()
+    openmetrics = folder / "fleet.om"
+    with openmetrics.open("w") as out:
+        lines = fleet_support.write_openmetrics(out, hosts(args.hosts), end, SAMPLES, STEP_S)
+    generated = time.perf_counter() - started
+    started = time.perf_counter()
+    fleet_support.create_blocks(openmetrics, folder / "data")
+    openmetrics.unlink()
+    loaded = time.perf_counter() - started
+    profiles = fleet_support.write_profiles(folder / "profiles")
+    profiles.write_text(PROFILES)
+    running = fleet_support.start(folder / "data", folder)
+    try:
+        child = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--judge",
+                str(args.judge),
+                "--measure",
+                running.url,
+                str(profiles),
+                str(end),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        fleet_support.stop(running)
+    if child.returncode != 0:
+        print(child.stderr, file=sys.stderr)
+        return 1
+    figures = json.loads(child.stdout.strip().splitlines()[-1])
+    figures.update(samples=lines, generate_s=generated, promtool_s=loaded)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}")
+    print(
+        f"fleet: {figures['hosts']} hosts, {figures['gpus']} GPUs in Prometheus ({lines:,} samples; generated in {generated:.1f} s, promtool {loaded:.1f} s)"
+    )
+    print(
+        f"  query time          {figures['query_s']:8.2f} s   (every query, answers folded per host)"
+    )
+    print(
+        f"  judging time        {figures['judge_s']:8.2f} s   ({figures['hosts'] / figures['judge_s']:.0f} hosts/s over {cores} cores)"
+    )
+    print(f"  total               {figures['total_s']:8.2f} s   (queries, judging, plan, report)")
+    print(
+        f"  peak memory         {figures['max_rss_mib']:8.1f} MiB (largest worker {figures['worker_max_rss_mib']:.1f} MiB)"
+    )
+    if args.judge:
+        ok = figures["judge_n_s"] < JUDGE_TARGET_S * figures["judge_n"] / JUDGE_TARGET_HOSTS
+        print(
+            f"  judged {figures['judge_n']:,} hosts   {figures['judge_n_s']:8.2f} s   target: {JUDGE_TARGET_HOSTS:,} in under {JUDGE_TARGET_S:.0f} s"
+            f"{'  ok' if ok else '  MISSED'}"
+        )
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
