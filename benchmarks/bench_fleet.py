@@ -93,15 +93,18 @@ def measure(url: str, profiles: Path, end: int, judge: int) -> dict[str, float]:
 
     fleet = load_profiles(profiles)
     options = Options(EVERYTHING, "{}", parse_window(WINDOW), float(end))
+    workers = _cpu(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     report, timings = run_fleet(Client(url, timeout_s=600), fleet, options)
     total = time.perf_counter() - started
+    workers = _cpu(resource.RUSAGE_CHILDREN) - workers
     figures = {
         "hosts": report.totals.hosts,
         "gpus": report.totals.gpus,
         "query_s": timings.query_s,
         "judge_s": timings.judge_s,
         "total_s": total,
+        "judge_cpu_s": workers,
         "hosts_to_fix": report.totals.hosts_to_fix,
         "idle_gpus": report.totals.idle_gpus,
     }
@@ -117,13 +120,20 @@ def measure(url: str, profiles: Path, end: int, judge: int) -> dict[str, float]:
             copy = type(reading)(**{**reading.__dict__, "host": f"{host}-{n // len(members)}"})
             jobs.append(Job(group, copy, collection.missing_for(host)))
         setup = Setup(groups=fleet.groups, context=context_of(collection, url))
+        workers = _cpu(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         verdicts = judge_all(jobs, setup)
         figures["judge_n"] = len(verdicts)
         figures["judge_n_s"] = time.perf_counter() - started
+        figures["judge_n_cpu_s"] = _cpu(resource.RUSAGE_CHILDREN) - workers
     figures["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     figures["worker_max_rss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return figures
+
+
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -189,7 +199,8 @@ def main() -> int:
         f"  query time          {figures['query_s']:8.2f} s   (every query, answers folded per host)"
     )
     print(
-        f"  judging time        {figures['judge_s']:8.2f} s   ({figures['hosts'] / figures['judge_s']:.0f} hosts/s over {cores} cores)"
+        f"  judging time        {figures['judge_s']:8.2f} s   ({figures['hosts'] / figures['judge_s']:.0f} hosts/s over {cores} cores;"
+        f" workers' CPU {figures['judge_cpu_s']:.1f} s, {1000 * figures['judge_cpu_s'] / figures['hosts']:.1f} ms a host)"
     )
     print(f"  total               {figures['total_s']:8.2f} s   (queries, judging, plan, report)")
     print(
@@ -199,8 +210,10 @@ def main() -> int:
         ok = figures["judge_n_s"] < JUDGE_TARGET_S * figures["judge_n"] / JUDGE_TARGET_HOSTS
         print(
             f"  judged {figures['judge_n']:,} hosts   {figures['judge_n_s']:8.2f} s   target: {JUDGE_TARGET_HOSTS:,} in under {JUDGE_TARGET_S:.0f} s"
-            f"{'  ok' if ok else '  MISSED'}"
+            f"{'  ok' if ok else '  MISSED'} (workers' CPU {figures['judge_n_cpu_s']:.1f} s)"
         )
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"  load average at the end: {load:.1f} (other work on this machine slows every figure)")
     if args.json:
         print(json.dumps(figures, indent=2))
     return 0

@@ -102,3 +102,14 @@ def test_the_report_never_replaces_the_profiles_file(
 ) -> None:
     result = _run(cli, "--prometheus", NOWHERE, "--profiles", str(profiles), "-o", str(profiles))
     assert "would overwrite the input" in result.stderr
+
+
+def test_the_fleet_report_has_a_json_schema(cli: Callable[..., CliResult]) -> None:
+    import json
+
+    result = cli("schema", "fleet")
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert schema["title"] == "FleetReport"
+    assert {"groups", "totals", "hosts", "missing", "queries"} <= set(schema["properties"])
+    assert schema["properties"]["schema"]["const"] == "gpuadvisor/fleet/v1"

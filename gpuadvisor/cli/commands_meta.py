@@ -24,6 +24,10 @@ def schema(name: Annotated[SchemaName, typer.Argument(help="Which document.")]) 
         from gpuadvisor.host.schema import HostSnapshot
 
         model = HostSnapshot
+    elif name is SchemaName.fleet:
+        from gpuadvisor.fleet.model import FleetReport
+
+        model = FleetReport
     else:
         from gpuadvisor.decision.model import Decision
 

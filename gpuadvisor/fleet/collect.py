@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -40,7 +41,9 @@ class Collection:
     hosts: dict[str, HostReading]
     members: dict[str, list[str]]
     unassigned: list[str]
+    #: query name -> its answer without the series (folded in already: see _stream)
     answers: dict[str, Answer] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -65,54 +68,22 @@ def collect(
     per_group = [
         identity_query(selector.and_(g.selector), window_s, fleet.host_label) for g in fleet.groups
     ]
-    asked = [everyone, *per_group, *run.queries]
-    results = _ask(client, asked, run, at)
-    for query in (everyone, *per_group):  # without them there is no fleet to judge
-        if isinstance(results[id(query)], PrometheusError):
-            raise results[id(query)]  # type: ignore[misc]
     fold = Fold(fleet.host_label, fleet.node_host_label)
-    fold.add(everyone, _answer(results, everyone))
-    members: dict[str, list[str]] = {g.name: [] for g in fleet.groups}
-    owner: dict[str, str] = {}
-    notes: list[str] = []
-    for group, query in zip(fleet.groups, per_group, strict=False):
-        for host in sorted(set(_hosts(_answer(results, query), fleet.host_label))):
-            if host in owner:
-                if owner[host] != group.name:
-                    notes.append(
-                        f"{host} matches groups {owner[host]!r} and {group.name!r}; "
-                        "judged in the first"
-                    )
-                continue
-            owner[host] = group.name
-            members[group.name].append(host)
-    collection = Collection(
-        plan=run,
-        at=at,
-        hosts={h: fold.hosts[h] for h in sorted(owner) if h in fold.hosts},
-        members=members,
-        unassigned=sorted(set(fold.hosts) - set(owner)),
-        notes=notes,
-    )
-    only = set(owner)
-    for query in run.queries:
-        result = results[id(query)]
-        if isinstance(result, PrometheusError):
-            collection.failed[query.name] = result.message
-            continue
-        collection.answers[query.name] = result
-        fold.add(query, result, only=only)
-    # The costly share of each clock event reason, for the hosts that can need it.
-    shares = reason_queries(selector, window_s, fleet.host_label, fold.flagged(only))
-    results = _ask(client, shares, run, at)
-    run = collection.plan = dataclasses.replace(run, queries=run.queries + tuple(shares))
-    for query in shares:
-        result = results[id(query)]
-        if isinstance(result, PrometheusError):
-            collection.failed[query.name] = result.message
-            continue
-        collection.answers[query.name] = result
-        fold.add(query, result, only=only)
+    with ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
+        # Without the identity answers there is no fleet to judge: any failure ends it.
+        first = [
+            a
+            for a in pool.map(lambda q: _one(client, q, run, at, must=True), [everyone, *per_group])
+            if isinstance(a, Answer)
+        ]
+        fold.add(everyone, first[0])
+        collection = _members(fleet, first[1:], fold, run, at)
+        only = set(collection.hosts)
+        _stream(pool, client, run.queries, run, at, collection, fold, only)
+        # The costly share of each clock event reason, for the hosts that can need it.
+        shares = reason_queries(selector, window_s, fleet.host_label, fold.flagged(only))
+        collection.plan = dataclasses.replace(run, queries=run.queries + tuple(shares))
+        _stream(pool, client, shares, run, at, collection, fold, only)
     for name, count in sorted(fold.unlabelled.items()):
         collection.notes.append(
             f"{count} series of {name} carry no {fleet.host_label!r} label; ignored"
@@ -121,28 +92,71 @@ def collect(
     return collection
 
 
-def _ask(
-    client: Client, queries: list[Query], run: Plan, at: float
-) -> dict[int, Answer | PrometheusError]:
-    def one(query: Query) -> Answer | PrometheusError:
-        try:
-            if query.kind == "range":
-                return client.range(query.expr, at - run.window_s + run.step_s, at, run.step_s)
-            return client.instant(query.expr, at)
-        except PrometheusError as exc:
-            if exc.partial_ok:
-                return exc
-            raise
+def _members(fleet: Fleet, answers: list[Answer], fold: Fold, run: Plan, at: float) -> Collection:
+    """Each host to the first group whose identity answer names it."""
+    members: dict[str, list[str]] = {g.name: [] for g in fleet.groups}
+    owner: dict[str, str] = {}
+    notes: list[str] = []
+    for group, answer in zip(fleet.groups, answers, strict=True):
+        for host in sorted(set(_hosts(answer, fleet.host_label))):
+            if host not in fold.hosts:  # it appeared between the two queries
+                continue
+            if host in owner:
+                notes.append(
+                    f"{host} matches groups {owner[host]!r} and {group.name!r}; judged in the first"
+                )
+                continue
+            owner[host] = group.name
+            members[group.name].append(host)
+    return Collection(
+        plan=run,
+        at=at,
+        hosts={h: fold.hosts[h] for h in sorted(owner)},
+        members=members,
+        unassigned=sorted(set(fold.hosts) - set(owner)),
+        notes=notes,
+    )
 
-    with ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
-        answers = list(pool.map(one, queries))
-    return {id(q): a for q, a in zip(queries, answers, strict=False)}
+
+def _one(
+    client: Client, query: Query, run: Plan, at: float, *, must: bool = False
+) -> Answer | PrometheusError:
+    """The answer to ``query``, or the failure a run can go on without."""
+    try:
+        if query.kind == "range":
+            return client.range(query.expr, at - run.window_s + run.step_s, at, run.step_s)
+        return client.instant(query.expr, at)
+    except PrometheusError as exc:
+        if exc.partial_ok and not must:
+            return exc
+        raise
 
 
-def _answer(results: dict[int, Answer | PrometheusError], query: Query) -> Answer:
-    found = results[id(query)]
-    assert isinstance(found, Answer)
-    return found
+def _stream(
+    pool: ThreadPoolExecutor,
+    client: Client,
+    queries: Sequence[Query],
+    run: Plan,
+    at: float,
+    collection: Collection,
+    fold: Fold,
+    only: set[str],
+) -> None:
+    """Ask ``queries`` a few at a time and fold each answer in as it arrives; only its
+    hash, warnings and size are kept after, so the answers are never all in memory."""
+    futures = {pool.submit(_one, client, q, run, at): q for q in queries}
+    try:
+        for future in as_completed(futures):
+            query, result = futures[future], future.result()
+            if isinstance(result, PrometheusError):
+                collection.failed[query.name] = result.message
+                continue
+            fold.add(query, result, only=only)
+            collection.counts[query.name] = len(result.series)
+            collection.answers[query.name] = dataclasses.replace(result, series=())
+    finally:
+        for future in futures:
+            future.cancel()
 
 
 def _hosts(answer: Answer, label: str) -> list[str]:
@@ -185,7 +199,7 @@ def query_refs(collection: Collection) -> list[QueryRef]:
                 promql=query.expr,
                 kind=query.kind,
                 sha256=answer.sha256 if answer else None,
-                series=len(answer.series) if answer else 0,
+                series=collection.counts.get(query.name, 0),
                 failed=collection.failed.get(query.name),
             )
         )
