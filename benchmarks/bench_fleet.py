@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -82,9 +83,10 @@ def hosts(count: int) -> list[fleet_support.Host]:
     return found
 
 
-def measure(url: str, profiles: Path, end: int, judge: int) -> dict[str, float]:
+def measure(url: str, profiles: Path, end: int, judge: int) -> dict[str, object]:
     """In the child: one fleet run, then (with ``judge``) N hosts judged again."""
-    from gpuadvisor.fleet.build import Options, context_of, run_fleet
+    from gpuadvisor.fleet.build import Options, assemble, context_of
+    from gpuadvisor.fleet.build import judge as judge_hosts
     from gpuadvisor.fleet.client import Client
     from gpuadvisor.fleet.collect import collect
     from gpuadvisor.fleet.judge import Job, Setup, judge_all
@@ -93,25 +95,30 @@ def measure(url: str, profiles: Path, end: int, judge: int) -> dict[str, float]:
 
     fleet = load_profiles(profiles)
     options = Options(EVERYTHING, "{}", parse_window(WINDOW), float(end))
-    workers = _cpu(resource.RUSAGE_CHILDREN)
+    client = Client(url, timeout_s=600)
     started = time.perf_counter()
-    report, timings = run_fleet(Client(url, timeout_s=600), fleet, options)
+    collection = collect(client, fleet, options.selector, options.window_s, options.at)
+    queried = time.perf_counter()
+    cpu = _judging_cpu()
+    verdicts = judge_hosts(collection, fleet, client.url, options)
+    cpu = _judging_cpu() - cpu
+    judged = time.perf_counter()
+    report = assemble(collection, fleet, client.url, options, verdicts)
     total = time.perf_counter() - started
-    workers = _cpu(resource.RUSAGE_CHILDREN) - workers
-    figures = {
+    slowest = sorted(collection.answers.values(), key=lambda a: -a.seconds)[:3]
+    figures: dict[str, object] = {
         "hosts": report.totals.hosts,
         "gpus": report.totals.gpus,
-        "query_s": timings.query_s,
-        "judge_s": timings.judge_s,
+        "queries": len(collection.answers),
+        "query_s": queried - started,
+        "judge_s": judged - queried,
         "total_s": total,
-        "judge_cpu_s": workers,
-        "hosts_to_fix": report.totals.hosts_to_fix,
-        "idle_gpus": report.totals.idle_gpus,
+        "judge_cpu_s": cpu,
+        "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "slowest": [(round(a.seconds, 2), a.query[:90]) for a in slowest],
+        "report_json_mib": len(report.to_json()) / 2**20,
     }
     if judge:
-        collection = collect(
-            Client(url, timeout_s=600), fleet, EVERYTHING, options.window_s, options.at
-        )
         jobs = []
         members = [(g, h) for g, names in collection.members.items() for h in names]
         for n in range(judge):
@@ -120,20 +127,22 @@ def measure(url: str, profiles: Path, end: int, judge: int) -> dict[str, float]:
             copy = type(reading)(**{**reading.__dict__, "host": f"{host}-{n // len(members)}"})
             jobs.append(Job(group, copy, collection.missing_for(host)))
         setup = Setup(groups=fleet.groups, context=context_of(collection, url))
-        workers = _cpu(resource.RUSAGE_CHILDREN)
+        cpu = _judging_cpu()
         started = time.perf_counter()
         verdicts = judge_all(jobs, setup)
         figures["judge_n"] = len(verdicts)
         figures["judge_n_s"] = time.perf_counter() - started
-        figures["judge_n_cpu_s"] = _cpu(resource.RUSAGE_CHILDREN) - workers
-    figures["max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    figures["worker_max_rss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        figures["judge_n_cpu_s"] = _judging_cpu() - cpu
     return figures
 
 
-def _cpu(who: int) -> float:
-    usage = resource.getrusage(who)
-    return usage.ru_utime + usage.ru_stime
+def _judging_cpu() -> float:
+    """CPU seconds of this process and of its finished children (the workers)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
 
 
 def main() -> int:
@@ -188,7 +197,7 @@ def main() -> int:
     if child.returncode != 0:
         print(child.stderr, file=sys.stderr)
         return 1
-    figures = json.loads(child.stdout.strip().splitlines()[-1])
+    figures: dict[str, Any] = json.loads(child.stdout.strip().splitlines()[-1])
     figures.update(samples=lines, generate_s=generated, promtool_s=loaded)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}")
@@ -200,17 +209,19 @@ def main() -> int:
     )
     print(
         f"  judging time        {figures['judge_s']:8.2f} s   ({figures['hosts'] / figures['judge_s']:.0f} hosts/s over {cores} cores;"
-        f" workers' CPU {figures['judge_cpu_s']:.1f} s, {1000 * figures['judge_cpu_s'] / figures['hosts']:.1f} ms a host)"
+        f" CPU {figures['judge_cpu_s']:.1f} s, {1000 * figures['judge_cpu_s'] / figures['hosts']:.1f} ms a host)"
     )
     print(f"  total               {figures['total_s']:8.2f} s   (queries, judging, plan, report)")
     print(
-        f"  peak memory         {figures['max_rss_mib']:8.1f} MiB (largest worker {figures['worker_max_rss_mib']:.1f} MiB)"
+        f"  peak memory         {figures['max_rss_mib']:8.1f} MiB (max RSS of the run; the JSON report is {figures['report_json_mib']:.1f} MiB)"
     )
+    for seconds, query in figures["slowest"]:
+        print(f"    slowest queries   {seconds:8.2f} s   {query}")
     if args.judge:
-        ok = figures["judge_n_s"] < JUDGE_TARGET_S * figures["judge_n"] / JUDGE_TARGET_HOSTS
+        ok = figures["judge_n"] >= JUDGE_TARGET_HOSTS and figures["judge_n_s"] < JUDGE_TARGET_S
         print(
             f"  judged {figures['judge_n']:,} hosts   {figures['judge_n_s']:8.2f} s   target: {JUDGE_TARGET_HOSTS:,} in under {JUDGE_TARGET_S:.0f} s"
-            f"{'  ok' if ok else '  MISSED'} (workers' CPU {figures['judge_n_cpu_s']:.1f} s)"
+            f"{'  ok' if ok else ('  MISSED' if figures['judge_n'] >= JUDGE_TARGET_HOSTS else '')} (CPU {figures['judge_n_cpu_s']:.1f} s, {1000 * figures['judge_n_cpu_s'] / figures['judge_n']:.1f} ms a host)"
         )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"  load average at the end: {load:.1f} (other work on this machine slows every figure)")
