@@ -4,8 +4,10 @@ No part of the HTTP API is mocked."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -30,11 +32,11 @@ def fleet(fleet_prometheus: FleetData) -> Fleet:
     return load_profiles(fleet_prometheus.profiles)
 
 
-def _options(data: FleetData, **changes: object) -> Options:
+def _options(data: FleetData, **changes: Any) -> Options:
     options = Options(
         selector=EVERYTHING, selector_text="{}", window_s=WINDOW_S, at=float(data.end)
     )
-    return options if not changes else Options(**{**options.__dict__, **changes})  # type: ignore[arg-type]
+    return dataclasses.replace(options, **changes)
 
 
 @pytest.fixture(scope="module")
