@@ -199,6 +199,12 @@ def test_a_query_that_times_out_leaves_a_partial_result(
     assert failed[0].everywhere and "did not answer within 1 s" in failed[0].reason
     assert next(q for q in report.queries if q.name == failed[0].query).failed
     assert len(report.hosts) == len(EXPECTED)
+    from gpuadvisor.fleet.report import render
+
+    for fmt in ("md", "html"):
+        text = render(report, fmt)
+        assert isinstance(text, str) and "Queries that failed" in text and "1 query failed" in text
+    assert render(report, "pdf")[:5] == b"%PDF-"
 
 
 def test_judging_in_worker_processes_gives_the_same_verdicts(
