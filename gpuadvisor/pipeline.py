@@ -23,6 +23,7 @@ from gpuadvisor.inputs.profile import Profile, profile_from_data
 from gpuadvisor.inputs.textio import decode_text, locate_field, parse_document, read_bytes
 
 if TYPE_CHECKING:
+    from gpuadvisor.host.schema import HostSnapshot
     from gpuadvisor.inputs.workload_model import Model
     from gpuadvisor.sizing.estimate import MemoryEstimate
 
@@ -129,6 +130,8 @@ def advise_profile(
     rules: RuleBase | None = None,
     advisor: Advisor | None = None,
     sizing: MemoryEstimate | None = None,
+    snapshot: HostSnapshot | None = None,
+    gpu_readings: bool = True,
 ) -> Decision:
     """The decision for an already validated profile (``ask --advise`` has no file yet).
 
@@ -137,7 +140,9 @@ def advise_profile(
     rules and every cache); otherwise one is made from ``catalog`` and ``rules``, or
     from the bundled files and the overlays. ``sizing`` is the estimate of the profile's
     model (:func:`size_profile`); without it, one is made with ``hf_config`` read
-    relative to the current folder.
+    relative to the current folder. ``snapshot`` is host evidence already read (a
+    ``fleet`` host from Prometheus), taken instead of reading ``evidence`` files;
+    ``gpu_readings=False`` leaves out the per-GPU readings only a report shows.
     """
     if sizing is None and profile.workload.model is not None:
         sizing = size_profile(profile, None)
@@ -150,13 +155,15 @@ def advise_profile(
     host_sources = None
     gpus: tuple[MeasuredGpu, ...] = ()
     conflicts: tuple[EvidenceConflict, ...] = ()
-    if evidence:
-        from gpuadvisor.decision.measured import evidence_conflicts, measured_gpus
-        from gpuadvisor.engine.hostfacts import derive_host_facts
+    if evidence and snapshot is None:
         from gpuadvisor.evidence import load_evidence
 
         snapshot = load_evidence(list(evidence))
-        gpus = measured_gpus(snapshot)
+    if snapshot is not None:
+        from gpuadvisor.decision.measured import evidence_conflicts, measured_gpus
+        from gpuadvisor.engine.hostfacts import derive_host_facts
+
+        gpus = measured_gpus(snapshot) if gpu_readings else ()
         conflicts = evidence_conflicts(snapshot)
         derived = derive_host_facts(snapshot)
         host_values, host_sources = derived.values, derived.sources

@@ -6,7 +6,7 @@ import datetime as dt
 import io
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +16,7 @@ import pytest
 from gpuadvisor.cli import main
 from gpuadvisor.engine.rules import RuleBase, load_rules
 from gpuadvisor.inputs.catalog import Catalog, load_catalog
+from tests.fleet_support import FleetData
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
@@ -55,6 +56,20 @@ def test_catalog() -> Catalog:
 @pytest.fixture(scope="session")
 def rulebase() -> RuleBase:
     return load_rules()
+
+
+@pytest.fixture(scope="session")
+def fleet_prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FleetData]:
+    """A real Prometheus (Debian's) on 127.0.0.1, filled with the test fleet's recorded
+    dcgm-exporter and node-exporter series; started once for the whole run."""
+    from tests import fleet_support
+
+    missing = fleet_support.tools_missing()
+    if missing:
+        pytest.skip(missing)
+    if fleet_support.real_fixtures() is None:
+        pytest.skip("../shared/fixtures/real not found: the fleet is made from its T4 scrape")
+    yield from fleet_support.running_fleet(tmp_path_factory.mktemp("prometheus"))
 
 
 @dataclass

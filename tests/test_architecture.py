@@ -36,7 +36,11 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"inputs", "host", "nvidia", "sizing"},
     "decision": {"inputs", "host", "engine", "sizing"},
     "render": {"inputs", "decision"},
+    # The fleet reads evidence-like data from Prometheus and calls the decision path,
+    # as pipeline.py does: an orchestrator under the command line (FLEET_EDGE below).
+    "fleet": {"inputs", "host", "nvidia", "evidence", "engine", "decision", "render", "sizing"},
     "edge": {
+        "fleet",
         "inputs",
         "host",
         "nvidia",
@@ -50,6 +54,9 @@ ALLOWED: dict[str, set[str]] = {
     },
 }
 EDGE = {"cli", "pipeline", "launch", "__main__", "web"}
+#: The edge modules the fleet may use: the one path to a decision, and the web page's
+#: listening socket and request guard (for ``fleet --serve``). Never the command line.
+FLEET_EDGE = {"gpuadvisor.pipeline", "gpuadvisor.web.server", "gpuadvisor.web.guard"}
 
 
 def module_name(path: Path) -> str:
@@ -94,6 +101,8 @@ def test_every_package_imports_only_the_layers_below_it() -> None:
         mine = layer_of(module)
         for target in sorted(targets):
             theirs = layer_of(target)
+            if mine == "fleet" and target in FLEET_EDGE:
+                continue
             if theirs not in {"base", mine, *ALLOWED[mine]}:
                 wrong.append(f"{module} ({mine}) imports {target} ({theirs})")
     assert not wrong, "\n".join(wrong)
@@ -166,3 +175,15 @@ def test_the_engine_imports_no_words() -> None:
             assert not {
                 t for t in targets if t.startswith(("gpuadvisor.decision", "gpuadvisor.render"))
             }, module
+
+
+def test_the_fleet_neither_prints_nor_exits() -> None:
+    """gpuadvisor.fleet is an orchestrator, not an edge: the command prints and exits."""
+    fleet = {name: path for name, path in MODULES.items() if name.startswith("gpuadvisor.fleet")}
+    assert "gpuadvisor.fleet.build" in fleet
+    for name, path in fleet.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+                called = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+                assert called not in {"print", "exit", "echo"}, f"{name} calls {called}"
+        assert not {t for t in GRAPH[name] if t.startswith(("gpuadvisor.cli", "typer"))}, name

@@ -165,9 +165,19 @@ def test_the_decision_json_carries_the_conflicts_as_the_contract_says(
 BEFORE = TEST_FIXTURES / "schemas" / "host-v1-before-issue-15.json"
 
 
-def _without_descriptions(node: object) -> object:
+def _without_descriptions(node: object, before: object = None) -> object:
+    """``node`` without descriptions. Given the node as it was (``before``), an ``enum``
+    that only gained values reads as it was: CONTRACT allows adding values (a new
+    evidence kind), never removing them."""
     if isinstance(node, dict):
-        return {k: _without_descriptions(v) for k, v in node.items() if k != "description"}
+        old = before if isinstance(before, dict) else {}
+        found = {
+            k: _without_descriptions(v, old.get(k)) for k, v in node.items() if k != "description"
+        }
+        enum, was = node.get("enum"), old.get("enum")
+        if isinstance(enum, list) and isinstance(was, list) and set(was) <= set(enum):
+            found["enum"] = was
+        return found
     if isinstance(node, list):
         return [_without_descriptions(v) for v in node]
     return node
@@ -182,9 +192,9 @@ def test_the_host_v1_schema_changed_only_by_additions() -> None:
         new = now if name == "HostSnapshot" else now["$defs"][name]
         for field, spec in old.get("properties", {}).items():
             assert field in new["properties"], f"{name}.{field} was removed"
-            assert _without_descriptions(new["properties"][field]) == _without_descriptions(spec), (
-                f"{name}.{field} changed"
-            )
+            assert _without_descriptions(new["properties"][field], spec) == _without_descriptions(
+                spec
+            ), f"{name}.{field} changed"
         assert set(new.get("required", [])) <= set(old.get("required", [])), name
         assert new.get("additionalProperties") == old.get("additionalProperties"), name
     assert "provenance" in now["$defs"]["Gpu"]["properties"]

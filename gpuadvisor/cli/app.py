@@ -15,6 +15,7 @@ from gpuadvisor import __version__
 from gpuadvisor.cli import (
     commands_catalog,
     commands_evidence,
+    commands_fleet,
     commands_meta,
     commands_profile,
     commands_rules,
@@ -73,6 +74,7 @@ app.command()(commands_evidence.probe)
 app.command("import")(commands_evidence.import_)
 app.command()(commands_meta.schema)
 app.command()(commands_web.serve)
+app.command()(commands_fleet.fleet)
 rules_app.command("list")(commands_rules.rules_list)
 rules_app.command("explain")(commands_rules.rules_explain)
 rules_app.command("lint")(commands_rules.rules_lint)

@@ -29,6 +29,10 @@ def schema(
         from gpuadvisor.host.schema import HostSnapshot
 
         model = HostSnapshot
+    elif name is SchemaName.fleet:
+        from gpuadvisor.fleet.model import FleetReport
+
+        model = FleetReport
     else:
         from gpuadvisor.decision.model import Decision
 

@@ -28,6 +28,7 @@ class SchemaName(str, enum.Enum):
     profile = "profile"
     host = "host"
     decision = "decision"
+    fleet = "fleet"
 
 
 CatalogOpt = Annotated[

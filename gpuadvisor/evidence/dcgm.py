@@ -39,8 +39,9 @@ def _bool(value: float) -> bool:
     return value != 0
 
 
-#: Metric -> (place in Gpu, converter). Field ids from DCGM's dcgm_fields.h.
-_METRICS: dict[str, tuple[tuple[str, ...], Callable[[float], Any]]] = {
+#: Metric -> (place in Gpu, converter). Field ids from DCGM's dcgm_fields.h. Public:
+#: ``gpuadvisor.fleet`` reads the same fields from Prometheus through this table.
+METRICS: dict[str, tuple[tuple[str, ...], Callable[[float], Any]]] = {
     "DCGM_FI_DEV_GPU_UTIL": (("utilisation", "gpu_pct"), float),
     "DCGM_FI_DEV_MEM_COPY_UTIL": (("utilisation", "memory_pct"), float),
     "DCGM_FI_DEV_ENC_UTIL": (("utilisation", "encoder_pct"), float),
@@ -78,7 +79,8 @@ _METRICS: dict[str, tuple[tuple[str, ...], Callable[[float], Any]]] = {
     "DCGM_FI_DEV_ROW_REMAP_PENDING": (("remapped_rows", "pending"), _bool),
     "DCGM_FI_DEV_ROW_REMAP_FAILURE": (("remapped_rows", "failure"), _bool),
 }
-_REASONS = ("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS")
+#: The clock event reasons bitmask, under its old and its new name.
+REASON_METRICS = ("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS")
 
 
 def parse(text: str, name: str) -> HostSnapshot:
@@ -197,13 +199,13 @@ def _identity(labels: dict[str, str]) -> dict[str, Any]:
 
 
 def _apply(data: dict[str, Any], metric: str, value: float) -> None:
-    if metric in _REASONS:
+    if metric in REASON_METRICS:
         mask = _int(value)
         data["throttle_reasons"] = {
             reason: {"active": bool(mask & bit)} for reason, bit in THROTTLE_BITS.items()
         }
         return
-    entry = _METRICS.get(metric)
+    entry = METRICS.get(metric)
     if entry is None:
         return
     place, convert = entry

@@ -89,8 +89,9 @@ FORMATS: tuple[Format, ...] = (
 )
 
 #: Values of ``EvidenceKind`` that name no file format, so no row reads them:
-#: ``nvml-probe`` is the contract's name for a live NVML measurement (``probe``).
-NOT_FILE_KINDS: tuple[EvidenceKind, ...] = ("nvml-probe",)
+#: ``nvml-probe`` is the contract's name for a live NVML measurement (``probe``),
+#: ``prometheus-query`` a window aggregate read from Prometheus (``fleet``).
+NOT_FILE_KINDS: tuple[EvidenceKind, ...] = ("nvml-probe", "prometheus-query")
 
 _BY_KIND: dict[str, Format] = {f.kind: f for f in FORMATS}
 

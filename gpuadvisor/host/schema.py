@@ -108,6 +108,7 @@ EvidenceKind = Literal[
     "numactl",
     "dcgm-prom",
     "nvml-probe",
+    "prometheus-query",
 ]
 
 TopoLink = Literal["NV#", "PIX", "PXB", "PHB", "NODE", "SYS", "X"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from statistics import mean
+from statistics import fmean
 from typing import Literal
 
 from gpuadvisor.host.schema import Gpu, HostSnapshot, ReasonState, Sample, ThrottleReason
@@ -52,7 +52,7 @@ def gpu_util(gpu: Gpu) -> float | None:
     """Mean of the time series when there is one, else the snapshot's Utilization.Gpu."""
     series = [s.util_pct for s in gpu.samples or () if s.util_pct is not None]
     if series:
-        return mean(series)
+        return fmean(series)
     return gpu.utilisation.gpu_pct
 
 
@@ -62,7 +62,7 @@ def power_draw(gpu: Gpu) -> float | None:
     if gpu.power.draw_instant_w is not None:
         return gpu.power.draw_instant_w
     series = [s.power_w for s in gpu.samples or () if s.power_w is not None]
-    return mean(series) if series else None
+    return fmean(series) if series else None
 
 
 def power_limit(gpu: Gpu) -> float | None:
@@ -137,7 +137,7 @@ def was_busy(gpu: Gpu) -> bool | None:
     its snapshot (:func:`is_busy`)."""
     series = [s.util_pct for s in gpu.samples or () if s.util_pct is not None]
     if len(series) >= WINDOW_SAMPLES:
-        return mean(series) >= BUSY_UTIL_PCT
+        return fmean(series) >= BUSY_UTIL_PCT
     return is_busy(gpu)
 
 
@@ -154,7 +154,7 @@ def load_draw_ratio(gpu: Gpu) -> float | None:
         return None
     series = [s.power_w for s in busy_samples(gpu) if s.power_w is not None]
     if len(series) >= WINDOW_SAMPLES:
-        return mean(series) / limit
+        return fmean(series) / limit
     draw = power_draw(gpu)
     return None if draw is None else draw / limit
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from statistics import mean
+from statistics import fmean
 
 from gpuadvisor.engine.hostfacts._common import (
     BUSY_UTIL_PCT,
@@ -209,7 +209,7 @@ def _sustained(gpu: Gpu) -> float | None:
     clocks = [x.sm_clock_mhz for x in busy_samples(gpu) if x.sm_clock_mhz is not None]
     if len(clocks) < WINDOW_SAMPLES or not max(clocks):
         return None
-    return mean(clocks) / max(clocks)
+    return fmean(clocks) / max(clocks)
 
 
 @fact("gpu.sm_clock_sustained_ratio", "gpus.samples")
@@ -272,7 +272,7 @@ def _clock_ratio(gpu: Gpu) -> float | None:
         if x.util_pct is not None and x.util_pct >= BUSY_UTIL_PCT and x.sm_clock_mhz is not None
     ]
     if series:
-        return mean(series)
+        return fmean(series)
     if is_busy(gpu) and gpu.clocks.sm_mhz is not None:
         return gpu.clocks.sm_mhz / top
     return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from statistics import mean
+from statistics import fmean
 
 from gpuadvisor.engine.hostfacts._common import (
     EVENT_SOURCES,
@@ -41,7 +41,7 @@ def _util_mean(s: HostSnapshot) -> FactValue:
             points += series
         elif gpu.utilisation.gpu_pct is not None:
             points.append(gpu.utilisation.gpu_pct)
-    return mean(points) if points else None
+    return fmean(points) if points else None
 
 
 @fact("host.util_samples", "gpus.utilisation", "gpus.samples")
@@ -129,7 +129,7 @@ def _cpu_mean(s: HostSnapshot) -> FactValue:
     util = s.host.cpu_util
     if util.mean_busy_pct is not None:
         return util.mean_busy_pct
-    return mean(c.busy_pct for c in util.per_core) if util.per_core else None
+    return fmean(c.busy_pct for c in util.per_core) if util.per_core else None
 
 
 @fact("host.cpu_saturated_cores", "host.cpu_util")
