@@ -26,7 +26,7 @@ from gpuadvisor.ask import (
     show,
 )
 from gpuadvisor.ask.fields import base_type, is_optional, literal_values
-from gpuadvisor.ask.flow import NO_ANSWER, default_answer, details, parse_answer, refusal
+from gpuadvisor.ask.flow import NO_ANSWER, default_answer, details, read_answer, refusal
 from gpuadvisor.inputs.profile import Profile, profile_from_data
 
 
@@ -179,12 +179,10 @@ def check_answer(question: Question, answers: Answers, current: Any, text: str) 
         if default is NO_DEFAULT:
             raise Refused(NEEDS_AN_ANSWER)
         return default
-    if question.unknown_answer is not None and text.lower() == question.unknown_answer:
-        return UNSTATED
     try:
-        value, _note = parse_answer(question, text)
+        value, _note = read_answer(question, answers, text)
     except ValueError as exc:
-        raise Refused(refusal(exc)) from None
+        raise Refused(refusal(question, exc)) from None
     return value
 
 
