@@ -146,7 +146,11 @@ class Walker:
         self.refusals: dict[str, list[str]] = {}
 
     def post(self, path: str, **kwargs: Any) -> Page:
-        return read_page(self.client.post(path, **kwargs))
+        """POST, then GET where the answer redirects (POST, redirect, GET)."""
+        return read_page(self.client.post(path, follow_redirects=True, **kwargs))
+
+    def get(self, path: str, **kwargs: Any) -> Page:
+        return read_page(self.client.get(path, follow_redirects=True, **kwargs))
 
     def walk(self, answers: Mapping[str, str | Sequence[str]], page: Page | None = None) -> Page:
         """From the start (or ``page``) to the finish page."""
