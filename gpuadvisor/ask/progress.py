@@ -69,8 +69,8 @@ def ahead(stated: Mapping[str, Any], after: int, skip: Collection[str] = ()) -> 
     """Questions after index ``after`` that the answers so far make relevant.
 
     A question that waits on an answer not given yet (``depends_on``) counts when that
-    answer is still to be asked (the question at ``after`` among them); ``skip`` names fields that are not asked (a starting
-    profile's, kept as they are).
+    answer is still to be asked (the question at ``after`` among them); ``skip`` names
+    fields that are not asked (a starting profile's, kept as they are).
     """
     answers = Answers(stated)
     coming = {q.field for q in QUESTIONS[max(after, 0) :] if q.field not in skip}
