@@ -14,9 +14,9 @@ that sent it, the size of its body, and the headers every answer carries.
   receives that answer instead of a reset connection. The body's last bytes are kept
   (``BODY_TAIL``), so a multipart form that ends before its closing boundary is told
   apart from a whole one.
-- **Headers.** Nothing is cached (answers are in the pages), no referrer is sent, the
-  page cannot be framed by another site, and the content security policy allows no
-  script and no request to anywhere but this server.
+- **Headers.** Nothing is cached (answers are in the pages), no referrer is sent to
+  another site, the page cannot be framed by another site, and the content security
+  policy allows no script and no request to anywhere but this server.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ LOOPBACK_NAMES: Final = frozenset({"127.0.0.1", "localhost", "::1"})
 
 SECURITY_HEADERS: Final = (
     (b"cache-control", b"no-store"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with
+    # every form, and the page's own POSTs could not be told from another site's.
+    (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (

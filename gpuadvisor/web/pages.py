@@ -314,7 +314,7 @@ class Pages:
                 section, _, name = question.field.partition(".")
                 value = getattr(getattr(profile, section), name, None)
                 if value is not None and "." not in name:
-                    taken.append(f"{say.label(question.field)}: {show(value)}")
+                    taken.append(say.assumed(question.field, show(value)))
         if not taken:
             return ()
         return (f"Assumed where you answered don't know: {'; '.join(taken)}.",)

@@ -67,6 +67,7 @@ class BuyerView:
     notes: str
     verdict: str
     headline: str
+    #: The purchase summary after its first line (what to buy: the verdict).
     summary: tuple[Line, ...]
     caveats: tuple[str, ...]
     fix_first: tuple[Reason, ...]
@@ -165,11 +166,36 @@ def caveats(decision: Decision, say: Wording, titles: Mapping[str, str]) -> tupl
     if decision.picks and decision.picks[0].count > 0:
         found += [say.words(flag, titles) for flag in pick_flags(decision.picks[0])]
     if rec.near_tie:
-        found.append(f"A close call: {say.words(rec.near_tie, titles)}")
+        found.append(near_tie(decision, rec.near_tie, say, titles))
     for finding in decision.findings:
         if finding.severity in ("warning", "blocker"):
             found.append(say.words(finding.title, titles) + ".")
     return tuple(dict.fromkeys(found))
+
+
+#: The runner-up of a close call, as the decision names it: "shape / class scored ...".
+_RUNNER_UP: Final = re.compile(r"^(?P<shape>[a-z-]+) / (?P<cls>[a-z]+) scored ")
+
+
+def near_tie(decision: Decision, said: str, say: Wording, titles: Mapping[str, str]) -> str:
+    """A close call, in words: the runner-up's kind and best card, no scores."""
+    found = _RUNNER_UP.match(said)
+    if found is None:
+        return f"A close call: {say.words(said, titles)}"
+    kind = f"{SHAPES.get(found['shape'], found['shape']).lower()}, {found['cls']} cards"
+    best = next(
+        (
+            a.best
+            for a in decision.alternatives
+            if a.shape == found["shape"] and a.class_ == found["cls"] and a.best is not None
+        ),
+        None,
+    )
+    runner = f"{best.count} × {best.name} ({kind})" if best is not None else kind
+    return (
+        f"A close call: {runner} came out of the weighing nearly as well, so the "
+        "confidence is low; the reasons below say what tipped it."
+    )
 
 
 # -- the reasons, the captures, what would change ------------------------------------------
@@ -221,8 +247,6 @@ def reason(item: Finding | FixFirst, say: Wording, titles: Mapping[str, str]) ->
 
 
 _ORDER: Final = {"blocker": 0, "warning": 1, "advice": 2, "info": 3}
-#: A what-would-change outcome: "single-larger-gpu / professional: 1 × NVIDIA ...".
-_OUTCOME = re.compile(r"^[a-z-]+ / [a-z]+: (?P<pick>.+)$")
 
 
 def change(item: Sensitivity, say: Wording, titles: Mapping[str, str], asked: set[str]) -> Change:
@@ -230,8 +254,7 @@ def change(item: Sensitivity, say: Wording, titles: Mapping[str, str], asked: se
     label = say.label(item.input)
     fact = FactValue(name=item.input, value=item.current, source="profile")
     flips, now = measure(fact, say, item.flips_at), measure(fact, say)
-    found = _OUTCOME.match(item.to)
-    outcome = found["pick"] if found else say.words(item.to, titles)
+    outcome = say.words(item.to, titles)
     sentence = f"{label[:1].upper()}{label[1:]}: {flips} instead of {now} → {outcome}."
     return Change(sentence, item.input if item.input in asked else None)
 
@@ -284,14 +307,15 @@ def buyer_view(
     fields = set(asked)
     findings = sorted(decision.findings, key=lambda f: _ORDER.get(f.severity, 9))
     measured = [f for f in decision.measured if f.value is not None]
-    verdict = _what_to_buy(decision, decision.picks[0] if decision.picks else None)
+    summary = purchase_lines(decision, budget_usd)
+    verdict = summary[0].value
     return BuyerView(
         title=decision.meta.title or "GPU purchase",
         requester=decision.meta.requester,
         notes=decision.meta.notes,
         verdict=("Buy " + verdict) if not verdict.startswith("Nothing") else verdict,
         headline=say.words(decision.recommendation.headline, titles),
-        summary=purchase_lines(decision, budget_usd),
+        summary=summary[1:],
         caveats=caveats(decision, say, titles) + tuple(assumed),
         fix_first=tuple(reason(f, say, titles) for f in decision.fix_first),
         reasons=tuple(reason(f, say, titles) for f in findings),

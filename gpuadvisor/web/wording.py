@@ -3,7 +3,8 @@ labels for facts, names for sources, web actions for rules whose action names a 
 or a command, and replacements for command-line terms.
 
 :meth:`Wording.words` is the only way a text of the decision reaches the page: it
-replaces command-line terms, then rule codes (with the rule's title, from the same
+replaces command-line terms and structured pieces (a score beside a kind of purchase),
+then rule codes (with the rule's title, from the same
 decision), then fact names (with their labels). A code or a name with no wording is
 left as it is, and ``tests/test_web_wording.py`` fails on it.
 """
@@ -32,14 +33,18 @@ FACT_NAME: Final = re.compile(
 class Wording:
     sources: Mapping[str, str]
     terms: tuple[tuple[str, str], ...]
+    patterns: tuple[tuple[re.Pattern[str], str], ...]
     actions: Mapping[str, str]
     facts: Mapping[str, str]
     values: Mapping[str, str]
+    assumed_values: Mapping[str, str]
 
     def words(self, text: str, titles: Mapping[str, str] = {}) -> str:
         """``text`` in the page's words (see the module docstring)."""
         for term, said in self.terms:
             text = text.replace(term, said)
+        for pattern, said in self.patterns:
+            text = pattern.sub(said, text)
 
         def title(found: re.Match[str]) -> str:
             name = titles.get(found.group(0))
@@ -59,6 +64,12 @@ class Wording:
         shown = ", ".join(Path(part).name for part in files)
         return f"capture {shown}" if len(files) == 1 else f"captures {shown}"
 
+    def assumed(self, fact: str, shown: str) -> str:
+        """What is taken for a field answered "don't know": ``power left for the cards:
+        800 W``."""
+        said = self.assumed_values.get(fact, "{value}").format(value=shown)
+        return f"{self.label(fact)}: {said}"
+
     def value(self, shown: str) -> str:
         return self.values.get(shown, shown)
 
@@ -77,7 +88,9 @@ def wording(path: Path = WORDING_FILE) -> Wording:
     return Wording(
         sources=data["sources"],
         terms=tuple(terms),
+        patterns=tuple((re.compile(k), v) for k, v in data["patterns"].items()),
         actions=data["actions"],
         facts=data["facts"],
         values=data["values"],
+        assumed_values=data["assumed"],
     )
