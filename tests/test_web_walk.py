@@ -101,7 +101,7 @@ def test_every_question_is_shown_from_its_data(question: Question) -> None:
         assert tuple(c.value for c in view.choices) == (*values, *extra)
         labels = dict(question.choices)
         assert all(c.label == labels.get(c.value, c.label) for c in view.choices)
-    assert question.field in view.details
+    assert view.details == (field_info(question.field).description or "")
 
 
 def _walk_through(answers: dict[str, str], walk: steps.Walk | None = None) -> steps.Walk:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 import threading
 import traceback
@@ -22,6 +23,7 @@ from typing import Any, Final
 from urllib.parse import urlencode
 
 import jinja2
+from markupsafe import Markup, escape
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -61,11 +63,10 @@ GONE: Final = (
 )
 #: Decisions one Advisor makes before a fresh one (with empty caches) takes over: this
 #: bounds the memory the engine's memo and the phrasebook hold in a long-running page.
-RENEW_AFTER: Final = 256
-#: PDFs compiled at once: Typst holds a large working set per compile, so twenty at
-#: once would hold twenty; one at a time holds one (a compile takes a fraction of a
-#: second, so people queue for a moment at most).
-PDF_AT_ONCE: Final = 1
+RENEW_AFTER: Final = 64
+#: PDFs compiled at once, each in a child process of its own (a compile takes a
+#: fraction of a second, so people queue for a moment at most).
+PDF_AT_ONCE: Final = 2
 
 
 class Decider:
@@ -102,12 +103,24 @@ class Decider:
             )
 
     def render(self, decision: Decision, fmt: str) -> str | bytes:
-        from gpuadvisor.render.report import render
+        """The report in ``fmt``. A PDF is compiled by Typst in a child process (the
+        command line's way for an organisation's template, with its time and memory
+        limits): Typst's caches then live and die with the child, where in this
+        long-running process they grew with every distinct report (see docs/web.md)."""
+        from gpuadvisor.errors import InternalError
+        from gpuadvisor.render.env import template_folders
+        from gpuadvisor.render.pdf import TypstFailure, compile_pdf
+        from gpuadvisor.render.report import render, render_source
 
         if fmt != "pdf":
             return render(decision, fmt)
+        source = render_source(decision, "pdf")
         with self._pdf:
-            return render(decision, "pdf")
+            try:
+                pdf, _warnings = compile_pdf(source, root=template_folders(None)[0], isolated=True)
+            except TypstFailure as exc:
+                raise InternalError(f"the PDF did not compile: {exc.message}") from None
+        return pdf
 
 
 def address(path: str, **query: str) -> str:
@@ -129,6 +142,7 @@ class Pages:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        self.templates.filters["breakable"] = breakable
         self.style = (HERE / "static" / "style.css").read_bytes()
 
     # -- pages ------------------------------------------------------------------------
@@ -346,6 +360,28 @@ class Pages:
             "answers and files you used; GPUADVISOR_DEBUG=1 prints the details on the "
             "server's console.",
         )
+
+
+_URL: Final = re.compile(r"https?://[^\s<>\"')]+")
+_BREAK_AFTER: Final = re.compile(r"([/.\-?=&])")
+
+
+def breakable(text: str) -> Markup:
+    """``text`` escaped, with a line-break opportunity after each slash, dot or dash of
+    its addresses, so a long address wraps on a phone instead of pushing the page wide."""
+    parts = []
+    last = 0
+    for found in _URL.finditer(text):
+        parts.append(escape(text[last : found.start()]))
+        pieces = _BREAK_AFTER.split(found.group(0))
+        parts.append(
+            Markup("").join(
+                escape(p) + (Markup("<wbr>") if _BREAK_AFTER.fullmatch(p) else "") for p in pieces
+            )
+        )
+        last = found.end()
+    parts.append(escape(text[last:]))
+    return Markup("").join(parts)
 
 
 def attachment(body: bytes, name: str, media: str) -> Response:

@@ -71,7 +71,9 @@ class BuyerView:
     summary: tuple[Line, ...]
     caveats: tuple[str, ...]
     fix_first: tuple[Reason, ...]
+    #: The findings that weighed (advice, warnings), then the plain requirements checked.
     reasons: tuple[Reason, ...]
+    checks: tuple[Reason, ...]
     enough: str
     captures: tuple[str, ...]
     measured: tuple[str, ...]
@@ -318,7 +320,8 @@ def buyer_view(
         summary=summary[1:],
         caveats=caveats(decision, say, titles) + tuple(assumed),
         fix_first=tuple(reason(f, say, titles) for f in decision.fix_first),
-        reasons=tuple(reason(f, say, titles) for f in findings),
+        reasons=tuple(reason(f, say, titles) for f in findings if f.severity != "info"),
+        checks=tuple(reason(f, say, titles) for f in findings if f.severity == "info"),
         enough=say.words(decision.enough.text, titles) if decision.enough else "",
         captures=_captures(decision),
         measured=tuple(fact_words(f, say) for f in measured),

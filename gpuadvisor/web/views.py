@@ -8,7 +8,7 @@ from typing import Final, Literal, get_origin
 
 from gpuadvisor.ask import QUESTIONS, UNSTATED, Answers, Question, field_info, show
 from gpuadvisor.ask.fields import base_type, is_optional, literal_values
-from gpuadvisor.ask.flow import accepts_unknown, details
+from gpuadvisor.ask.flow import accepts_unknown
 from gpuadvisor.ask.progress import GROUP_INTROS, SECTIONS, Progress, section_of
 from gpuadvisor.ask.units import DONT_KNOW
 from gpuadvisor.web.walk import NO_DEFAULT, Walk, default_of, progress_of
@@ -41,6 +41,7 @@ class QuestionView:
     field: str
     prompt: str
     why: str
+    #: What the profile field means (its description), for "More about this question".
     details: str
     kind: Kind
     choices: tuple[Choice, ...]
@@ -124,7 +125,7 @@ def view_of(walk: Walk) -> QuestionView | None:
         field=question.field,
         prompt=question.prompt,
         why=question.why,
-        details=details(question),
+        details=field_info(question.field).description or "",
         kind=kind,
         choices=_choices(question, kind),
         selected=selected,
