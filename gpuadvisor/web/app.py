@@ -107,7 +107,7 @@ def create_app(
         Decider(advisor or _load_advisor(catalog_overlays, rules_overlays)),
         signer or Signer(),
         exposed_at,
-        store or CaptureStore(),
+        store if store is not None else CaptureStore(),
     )
     limiter: list[CapacityLimiter] = []
 
