@@ -9,7 +9,9 @@ state (the captures kept, the decision caches renewed).
 from __future__ import annotations
 
 import html
+import random
 import re
+import string
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
@@ -298,3 +300,30 @@ def test_the_decision_caches_are_renewed_after_a_bounded_number_of_decisions() -
     assert decider.advisor is not first and decider.made == 1
     assert decider.advisor.engine.catalog is first.engine.catalog  # only the caches go
     assert made[0] == made[2]
+
+
+def test_long_answers_travel_in_the_address_and_an_overlong_one_is_refused(
+    walker: Walker,
+) -> None:
+    rng = random.Random(31)  # text that does not compress away
+
+    def text(n: int) -> str:
+        return "".join(rng.choices(string.ascii_letters, k=n))
+
+    names = ", ".join(f"App {text(72)}" for _ in range(50))  # 3,948 characters
+    notes = text(3990)
+    answers = {
+        **REQUIRED,
+        "workload.kind": "cad-cae",
+        "requirements.certified_drivers": "yes",
+        "requirements.isv_apps": names,
+        "meta.notes": notes,
+    }
+    done = answers_page(walker, answers)
+    assert not walker.refusals, walker.refusals
+    assert len(done.hidden["walk"]) > 8 * 1024  # half uvicorn's default request head
+    assert shown_answer(done, "meta.notes") == notes
+    question = edit(walker, done, "meta.notes", "answers")
+    refused = walker.post("/answer", data={"walk": question.hidden["walk"], "answer": "y" * 4001})
+    assert refused.asks == "meta.notes"
+    assert refused.alerts == ["Not accepted: an answer here is at most 4,000 characters."]

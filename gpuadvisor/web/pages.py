@@ -61,6 +61,9 @@ GONE: Final = (
     "The captures attached earlier are no longer kept (the page keeps the last uploads "
     "for two hours); your answers are. Attach the captures again to make the report."
 )
+#: The longest answer the page takes (the longest text field, the notes, is 4,000): the
+#: answers travel in the page's address.
+MAX_ANSWER_CHARS: Final = 4000
 #: Decisions one Advisor makes before a fresh one (with empty caches) takes over: this
 #: bounds the memory the engine's memo and the phrasebook hold in a long-running page.
 RENEW_AFTER: Final = 64
@@ -241,6 +244,9 @@ class Pages:
         if go == "skip":
             return self.go(steps.skip_group(walk))
         typed = str(form.get("answer", ""))
+        if len(typed) > MAX_ANSWER_CHARS:
+            message = f"Not accepted: an answer here is at most {MAX_ANSWER_CHARS:,} characters."
+            return self.go(walk, message, typed[: steps.MAX_TYPED_CHARS])
         if form.get("mode") == views.DESCRIBE and not typed.strip():
             typed = views.DESCRIBE
         try:

@@ -174,9 +174,9 @@ def answer(walk: Walk, text: str) -> Walk:
     else:
         stated[path] = value
         unknown.discard(path)
-        written = " ".join(text.split())[:MAX_TYPED_CHARS]
-        if written and written.lower() != show(value).lower():
-            typed[path] = written
+        written = " ".join(text.split())
+        if written and written.lower() != " ".join(show(value).split()).lower():
+            typed[path] = written[:MAX_TYPED_CHARS]
     moved = replace(
         walk,
         stated=stated,
