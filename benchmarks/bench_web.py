@@ -3,7 +3,7 @@
 Not a unit test. From the repository root, with gpuadvisor installed (README set-up)::
 
     python benchmarks/bench_web.py            # full: 2 minutes' warm-up, then 10 minutes
-    python benchmarks/bench_web.py --quick    # CI: 30 s warm-up, then 60 s
+    python benchmarks/bench_web.py --quick    # CI: 60 s warm-up, then 60 s
     python benchmarks/bench_web.py --quick --report-only   # figures, exit 0
 
 It starts ``gpuadvisor serve --port 0`` (the installed program, in a process of its own)
@@ -197,7 +197,7 @@ def measure(warmup_s: float, run_s: float, every_s: float, pdf: bool = True) -> 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="30 s warm-up, 60 s run (CI)")
+    parser.add_argument("--quick", action="store_true", help="60 s warm-up, 60 s run (CI)")
     parser.add_argument("--report-only", action="store_true", help="print, always exit 0")
     parser.add_argument("--warmup", type=float, help="seconds of warm-up (default 120)")
     parser.add_argument("--seconds", type=float, help="seconds measured (default 600)")
@@ -205,7 +205,7 @@ def main() -> int:
         "--without-pdf", action="store_true", help="no PDF downloads (what the rest holds)"
     )
     args = parser.parse_args()
-    warmup = args.warmup if args.warmup is not None else (30.0 if args.quick else 120.0)
+    warmup = args.warmup if args.warmup is not None else (60.0 if args.quick else 120.0)
     seconds = args.seconds if args.seconds is not None else (60.0 if args.quick else 600.0)
     figures = measure(
         warmup, seconds, every_s=5.0 if args.quick else 10.0, pdf=not args.without_pdf

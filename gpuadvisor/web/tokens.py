@@ -1,12 +1,14 @@
 """State the page carries between requests, signed so the server takes back only what
 it handed out.
 
-The server keeps nothing of anyone between two requests: a person's answers travel in
-the page they are looking at (a hidden form field), and the finished decision travels
-in the report page, for its downloads. Each token is compact JSON, compressed, and
-signed with HMAC-SHA256 under a key made when the process starts; a token is signed
-for one purpose ("walk", "decision"), so one cannot stand in for the other. A token
-from an earlier run of the server, or one that was changed, is refused as out of date.
+The server keeps no one's answers: they travel in the page the person is looking at
+(its address, and a hidden field of its forms), a message for the next page travels in
+that page's address, and the finished decision travels in the report page, for its
+downloads. Each token is compact JSON, compressed, and signed with HMAC-SHA256 under a
+key made when the process starts; a token is signed for one purpose ("walk", "note",
+"decision"), so one cannot stand in for another. A token from an earlier run of the
+server, or one that was changed, is refused as out of date. (The one thing the server
+keeps between requests is an upload's captures, bounded: :mod:`.captures`.)
 """
 
 from __future__ import annotations
