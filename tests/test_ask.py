@@ -146,8 +146,8 @@ TRAINING_PATH = [
     "requirements.lifecycle_years",
     "requirements.fleet_homogeneity",
     "requirements.downtime_cost_per_hour_usd",
-    "platform.chassis",
     "team.multi_gpu_experience",
+    "platform.chassis",
     "budget.max_usd",
     "budget.electricity_usd_per_kwh",
     "meta.notes",
@@ -448,8 +448,8 @@ TRAINING_ANSWERS = [
     "",  # requirements.lifecycle_years: 3
     "",  # requirements.fleet_homogeneity: no
     "",  # requirements.downtime_cost_per_hour_usd: 0
-    "",  # platform.chassis: unknown
     "some",  # team.multi_gpu_experience
+    "",  # platform.chassis: unknown
     "20000",  # budget.max_usd
     "",  # budget.electricity_usd_per_kwh
     "",  # meta.notes
@@ -689,21 +689,22 @@ def test_full_session_through_a_pseudo_terminal(tmp_path: Path) -> None:
         answer("Do you need error-correcting GPU memory", "preferred")
         answer("Would a wrong result that nobody notices", "")
         answer("Will one card be shared by several users", "")
-        answer("For how many years should the cards stay", "")
+        answer("For how many years should the cards stay", "unsure")
         answer("Must many machines get identical cards?", "")
         answer("What does one hour of this system being down cost", "1000")
+        answer("How much experience does the team have", "")
         answer("What kind of computer or server", "rack-2u")
         answer("How does air move through that box?", "")
         answer("How many slots wide may one card be", "2")
         answer("How many GPU cards can that box take at most?", "4")
-        answer("How many watts of power are left over", "1200")
-        answer("How many slot positions can the GPUs take up together", "")
-        answer("What is the wall circuit the machine plugs into rated for", "")
         answer("May the cards be power-limited", "")
-        answer("How many CPU sockets", "2")
+        child.expect_exact("Optional hardware details: ")
+        answer("How many watts of power are left over", "1200")
+        answer("How many slot positions can the GPUs take up together", "I don't know")
+        answer("How many CPU sockets", "2")  # a rack has no wall-circuit question
         answer("Which PCIe generation", "gen4")
-        answer("How much experience does the team have", "")
-        answer("What is the most you can spend", "30,000")
+        answer("What is the most you can spend", "30k")
+        child.expect_exact("Read 30k as 30,000 US dollars")
         answer("What does electricity cost", "")
         answer("Anything else the readers", "")
         child.expect_exact(f"wrote {out}")

@@ -32,7 +32,7 @@ def readme_command() -> list[str]:
     section = text[text.index("### Web page") :]
     section = section[: section.index("\n### ", 1)]
     (block,) = re.findall(r"^```bash\n(.*?)^```", section, re.M | re.S)
-    return block.strip().split(" && ")[-1].split()
+    return block.strip().split(" && ")[-1].partition("#")[0].split()  # a comment may follow
 
 
 def test_the_readme_starts_the_page_with_the_installed_command() -> None:

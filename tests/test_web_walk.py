@@ -15,9 +15,11 @@ import pytest
 from gpuadvisor.ask import QUESTIONS, UNSTATED, Answers, Question, ask_question, field_info
 from gpuadvisor.ask import flow as cli_flow
 from gpuadvisor.ask.fields import literal_values
+from gpuadvisor.ask.flow import accepts_unknown
 from gpuadvisor.errors import InputError
 from gpuadvisor.inputs.examples import profile_text
 from gpuadvisor.inputs.profile import parse_profile
+from gpuadvisor.web import views
 from gpuadvisor.web import walk as steps
 from gpuadvisor.web.tokens import Signer, StaleToken
 from gpuadvisor.web.uploads import shown_name
@@ -65,7 +67,7 @@ def cli_outcome(question: Question, stated: dict[str, Any], current: Any, text: 
 
 def web_outcome(question: Question, stated: dict[str, Any], current: Any, text: str) -> Any:
     try:
-        return ("value", steps.check_answer(question, Answers(stated), current, text))
+        return ("value", steps.check_answer(question, Answers(stated), current, text)[0])
     except steps.Refused as refused:
         return ("refused", refused.message)
 
@@ -86,17 +88,20 @@ def test_every_answer_gets_the_value_or_message_the_command_line_gives(question:
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.field)
 def test_every_question_is_shown_from_its_data(question: Question) -> None:
     index = QUESTIONS.index(question)
-    view = steps.view_of(steps.Walk(at=index))
+    view = views.view_of(steps.Walk(at=index))
     assert view is not None
     assert (view.field, view.prompt, view.why) == (question.field, question.prompt, question.why)
     values = literal_values(field_info(question.field).annotation)
     if values:
         assert view.kind == "choice"
-        extra = (question.unknown_answer,) if question.unknown_answer else ()
+        if question.unknown_answer:
+            extra: tuple[str, ...] = (question.unknown_answer,)
+        else:
+            extra = ("don't know",) if accepts_unknown(question) else ()
         assert tuple(c.value for c in view.choices) == (*values, *extra)
         labels = dict(question.choices)
         assert all(c.label == labels.get(c.value, c.label) for c in view.choices)
-    assert question.field in view.details
+    assert view.details == (field_info(question.field).description or "")
 
 
 def _walk_through(answers: dict[str, str], walk: steps.Walk | None = None) -> steps.Walk:
@@ -159,7 +164,7 @@ def test_back_re_asks_with_the_current_answer_and_drops_answers_no_longer_releva
     assert walk.stated["workload.latency_slo_ms"] == 2000
     walk = steps.back(steps.back(walk))  # to the objective
     assert walk.question is not None and walk.question.field == "workload.objective"
-    view = steps.view_of(walk)
+    view = views.view_of(walk)
     assert view is not None and view.selected == "latency"
     assert view.empty_means == "keeps the current answer: latency"
     walk = steps.answer(walk, "throughput")
@@ -178,7 +183,7 @@ def test_a_starting_profile_is_asked_only_what_it_leaves_open_unless_reviewed() 
     reviewed = steps.begin(start, review=True)
     while reviewed.question is not None and reviewed.question.field != "workload.kind":
         reviewed = steps.answer(reviewed, "")
-    view = steps.view_of(reviewed)
+    view = views.view_of(reviewed)
     assert view is not None and view.selected == "training"
 
 

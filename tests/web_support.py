@@ -26,6 +26,7 @@ import uvicorn
 
 from gpuadvisor.ask import show
 from gpuadvisor.inputs.profile import SECTIONS
+from gpuadvisor.web.server import MAX_REQUEST_HEAD_BYTES
 
 #: Seconds any one request of a test may take (a PDF is the slowest, well under this).
 REQUEST_SECONDS = 60.0
@@ -39,7 +40,13 @@ def live_server(app: Any) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        h11_max_incomplete_event_size=MAX_REQUEST_HEAD_BYTES,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -146,7 +153,11 @@ class Walker:
         self.refusals: dict[str, list[str]] = {}
 
     def post(self, path: str, **kwargs: Any) -> Page:
-        return read_page(self.client.post(path, **kwargs))
+        """POST, then GET where the answer redirects (POST, redirect, GET)."""
+        return read_page(self.client.post(path, follow_redirects=True, **kwargs))
+
+    def get(self, path: str, **kwargs: Any) -> Page:
+        return read_page(self.client.get(path, follow_redirects=True, **kwargs))
 
     def walk(self, answers: Mapping[str, str | Sequence[str]], page: Page | None = None) -> Page:
         """From the start (or ``page``) to the finish page."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any, get_origin
 
 from gpuadvisor.ask.fields import base_type, field_info, is_optional, literal_values
-from gpuadvisor.ask.questions import Converter, Question
-from gpuadvisor.ask.units import NONE_WORDS, memory_converter, number_converter
+from gpuadvisor.ask.question import Converter, Question
+from gpuadvisor.ask.units import NONE_WORDS, memory_converter, money_converter, number_converter
 
 
 def _yes_no(text: str) -> Any:
@@ -46,6 +46,8 @@ def converter_for(question: Question) -> Converter:
         return _yes_no
     if base in (int, float) and question.field.endswith("_gib"):
         return memory_converter(is_optional(annotation))
+    if base in (int, float) and "_usd" in question.field:
+        return money_converter(question.units, is_optional(annotation))
     if base in (int, float):
         return number_converter(question.units, is_optional(annotation))
     if get_origin(base) is tuple:

@@ -18,9 +18,10 @@ from gpuadvisor.ask.fields import (
     field_info,
     literal_values,
 )
+from gpuadvisor.ask.progress import GROUP_INTROS, progress
 from gpuadvisor.ask.questions import QUESTIONS, Question
 from gpuadvisor.ask.start import read_start
-from gpuadvisor.ask.units import Converted
+from gpuadvisor.ask.units import DONT_KNOW, Converted, is_unknown
 from gpuadvisor.errors import InputError
 from gpuadvisor.inputs.profile import PROFILE_SCHEMA, Profile, profile_from_data
 
@@ -47,7 +48,8 @@ _END_HINT: Final = "give one answer per line (an empty line takes the default)"
 
 INTRO: Final = (
     "Answer each question and press Enter. An empty answer takes the default shown; "
-    "'?' explains a question in more detail."
+    "'?' explains a question in more detail; \"don't know\" leaves an answer open where "
+    "the question has a default."
 )
 
 
@@ -114,6 +116,48 @@ def _joined(reason: str) -> str:
     return reason if reason.endswith((".", "?", "!")) else reason + "."
 
 
+def accepts_unknown(question: Question) -> bool:
+    """Whether "don't know" is an answer to ``question`` (it is, unless the field is
+    required; the memory question reads it itself: describe the model)."""
+    return question.unknown_answer is not None or not field_info(question.field).is_required()
+
+
+def accepted_words(question: Question) -> str:
+    """What a question takes, in words, for a refusal that names them."""
+    info = field_info(question.field)
+    values = literal_values(info.annotation)
+    base = base_type(info.annotation)
+    if values:
+        return "one of " + ", ".join(values)
+    if base is bool:
+        return "yes or no"
+    if base in (int, float):
+        return "a number"
+    return "a few words"
+
+
+def read_answer(question: Question, answers: Answers, text: str) -> tuple[Any, str | None]:
+    """A typed answer (not empty, not ``?``) read for ``question``: the value (UNSTATED
+    for "not known") and the note of a conversion, or ValueError with the reason. The
+    command line and the web page read every answer through this.
+
+    "don't know", "unsure" and their kin (:func:`~gpuadvisor.ask.units.is_unknown`)
+    leave the field open, or take the question's suggestion where it has one; a
+    question that needs an answer refuses them, naming what it takes.
+    """
+    if question.unknown_answer is not None and text.strip().lower() == question.unknown_answer:
+        return UNSTATED, None
+    if is_unknown(text) and not question.reads_unknown:
+        if not accepts_unknown(question):
+            raise ValueError(f"this question needs an answer ({accepted_words(question)})")
+        if question.suggest is not None:
+            suggested = question.suggest(answers)
+            if suggested is not None:
+                return suggested, None
+        return UNSTATED, None
+    return parse_answer(question, text)
+
+
 def parse_answer(question: Question, text: str) -> tuple[Any, str | None]:
     """A typed answer converted and checked against the profile field: the value, and
     the note of a unit conversion ("24 GB = 22.35 GiB") when one was made. A refused
@@ -126,9 +170,16 @@ def parse_answer(question: Question, text: str) -> tuple[Any, str | None]:
     return check_value(question.field, raw), note
 
 
-def refusal(exc: ValueError) -> str:
-    """What a refused answer is told, on the command line and on the web page."""
-    return f"Not accepted: {_joined(str(exc))} Please answer again."
+def refusal(question: Question, exc: ValueError) -> str:
+    """What a refused answer is told, on the command line and on the web page: why,
+    and what else the question takes ("or don't know")."""
+    reason = str(exc)
+    other = question.also or (DONT_KNOW if accepts_unknown(question) else "")
+    if other and reason.endswith("?"):
+        reason = f"{reason} Or {other}"
+    elif other:
+        reason = f"{reason.rstrip('.')}, or {other}"
+    return f"Not accepted: {_joined(reason)} Please answer again."
 
 
 def ask_question(
@@ -179,10 +230,8 @@ def ask_question(
                 )
             dialogue.say("  This one needs an answer.")
             continue
-        if question.unknown_answer is not None and text.lower() == question.unknown_answer:
-            return UNSTATED
         try:
-            value, note = parse_answer(question, text)
+            value, note = read_answer(question, answers, text)
         except ValueError as exc:
             refusals += 1
             if scripted and refusals >= SCRIPTED_REFUSALS:
@@ -191,7 +240,7 @@ def ask_question(
                     f"{refusals} answers in a row were not accepted (the last: {text!r}: {exc})",
                     hint=_END_HINT,
                 ) from None
-            dialogue.say(f"  {refusal(exc)}")
+            dialogue.say(f"  {refusal(question, exc)}")
             continue
         if note is not None:
             dialogue.say(f"  {note}")
@@ -277,7 +326,10 @@ def run_interview(
             dialogue, len(stated), start_name or "the starting profile", scripted=scripted
         )
     unknown: list[str] = []
-    for question in questions:
+    kept = frozenset(stated) if not review else frozenset()
+    answered = 0
+    group = ""
+    for at, question in enumerate(questions):
         answers = Answers(stated)
         if question.depends_on and not all(answers.known(p) for p in question.depends_on):
             if set(question.depends_on) & set(unknown) and question.field not in stated:
@@ -288,6 +340,13 @@ def run_interview(
         current = stated.get(question.field, NO_ANSWER)
         if current is not NO_ANSWER and not review:
             continue
+        if questions is QUESTIONS:
+            dialogue.say("")
+            dialogue.say(progress(stated, at, answered, kept).line())
+        if question.group and question.group != group:
+            dialogue.say(GROUP_INTROS[question.group])
+        group = question.group
+        answered += 1
         value = ask_question(
             dialogue,
             question,

@@ -1,42 +1,29 @@
 """The questions about ``[workload.model]``: asked when the person does not know the
 memory one job needs and describes the model instead, so gpuadvisor can derive it.
 
-They are :class:`~gpuadvisor.ask.questions.Question` entries in waiting (same fields, same
-order: a test holds the two equal), spliced into ``QUESTIONS`` right after the memory
-question; kept apart so the questions module stays readable.
+Spliced into ``QUESTIONS`` right after the memory question; kept apart so the questions
+module stays readable.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
-from gpuadvisor.ask.fields import Answers, Predicate, always
-from gpuadvisor.ask.units import memory_converter
+from gpuadvisor.ask.fields import Answers
+from gpuadvisor.ask.question import Question
+from gpuadvisor.ask.units import is_unknown, memory_converter
 from gpuadvisor.errors import did_you_mean
 from gpuadvisor.sizing.tables import find_model, model_names
 from gpuadvisor.vocabulary import ADAPTER_TASKS, FULL_TRAINING_TASKS
 
-#: Answers to the memory question that mean "I do not know": describe the model instead.
-UNKNOWN_MEMORY: Final = frozenset(
-    {"unknown", "not sure", "don't know", "dont know", "do not know", "no idea", "idk"}
+#: Answers to the memory question that choose to describe the model instead ("don't
+#: know" and its kin mean the same there: :func:`gpuadvisor.ask.units.is_unknown`).
+DESCRIBE_WORDS: Final = frozenset(
+    {"describe", "describe it", "describe the model", "describe model", "model", "estimate"}
 )
 _NONE: Final = frozenset({"none", "no", "-", "n/a", "na", ""})
 _MEMORY: Final = memory_converter(optional=True)
-
-
-class ModelQuestion(NamedTuple):
-    field: str
-    prompt: str
-    why: str
-    when: Predicate = always
-    convert: Callable[[str], Any] | None = None
-    choices: tuple[tuple[str, str], ...] = ()
-    units: tuple[str, ...] = ()
-    unknown_answer: str | None = None
-    suggest: Callable[[Answers], Any] | None = None
-    depends_on: tuple[str, ...] = ()
 
 
 def _number_text(text: str) -> str:
@@ -49,8 +36,9 @@ def _number_text(text: str) -> str:
 def memory_gib(text: str) -> Any:
     """An answer to the memory question: a number of GiB, or one with a memory unit read
     as the questionnaire reads every memory answer (GB decimal, MiB as nvidia-smi prints
-    them, the conversion said), or "unknown" to describe the model instead (None)."""
-    if text.strip().lower() in UNKNOWN_MEMORY:
+    them, the conversion said), or "describe" (or "don't know") to describe the model
+    instead (None)."""
+    if is_unknown(text) or " ".join(text.strip().lower().split()) in DESCRIBE_WORDS:
         return None
     return _MEMORY(text)
 
@@ -83,7 +71,7 @@ def _path_or_none(text: str) -> Any:
 
 
 def _describes_model(a: Answers) -> bool:
-    """The memory need was answered "unknown": the model is described instead."""
+    """The memory need was answered "describe": the model is described instead."""
     return a.known("workload.vram_need_gib") and a["workload.vram_need_gib"] is None
 
 
@@ -131,8 +119,8 @@ _FAMILIES: Final = (
     "Llama 3.x and 2, Mistral, Mixtral, Qwen2.5 and 3, Gemma 2, Phi-3 and 4, DeepSeek-V3"
 )
 
-MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
-    ModelQuestion(
+MODEL_QUESTIONS: Final[tuple[Question, ...]] = (
+    Question(
         "workload.model.family",
         "What kind of AI model does the job run?",
         "Language models get the full estimate (weights, attention cache, activations); for "
@@ -146,7 +134,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
             ("other", "any other neural network"),
         ),
     ),
-    ModelQuestion(
+    Question(
         "workload.model.name",
         "Which model is it? Give its name as gpuadvisor knows it (for example "
         "llama-3.1-70b or qwen2.5-7b), or answer other.",
@@ -156,7 +144,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         convert=_model_name,
         unknown_answer="other",
     ),
-    ModelQuestion(
+    Question(
         "workload.model.params_b",
         "How many billion parameters does the model have (the 70 in 'Llama 3.1 70B'; all "
         "experts together for a mixture-of-experts model)?",
@@ -165,7 +153,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         when=lambda a: _describes_model(a) and not a.known("workload.model.name"),
         units=("billion", "b"),
     ),
-    ModelQuestion(
+    Question(
         "workload.model.active_params_b",
         "If it is a mixture-of-experts model, how many billion parameters does each token "
         "use? Answer none for an ordinary model.",
@@ -174,7 +162,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         when=_unnamed_language_model,
         units=("billion", "b"),
     ),
-    ModelQuestion(
+    Question(
         "workload.model.hf_config",
         "Is the model's config.json file (from Hugging Face) on this computer? Give its "
         "path, or answer none.",
@@ -184,7 +172,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         when=_unnamed_language_model,
         convert=_path_or_none,
     ),
-    ModelQuestion(
+    Question(
         "workload.model.task",
         "What does the job do with the model?",
         "Training needs several times the memory of running the model; if unsure, answer "
@@ -200,7 +188,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         ),
         suggest=lambda a: "full-finetune" if a["workload.kind"] == "training" else None,
     ),
-    ModelQuestion(
+    Question(
         "workload.model.precision",
         "In what number format are the model's weights kept on the GPU?",
         "Fewer bits per weight means less memory and faster answers, at some loss of "
@@ -218,7 +206,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         ),
         suggest=_native_precision,
     ),
-    ModelQuestion(
+    Question(
         "workload.model.context_tokens",
         "At most how many tokens does one request or training example hold, question and "
         "answer together (a page of text is about 500 tokens; 8k = 8,192)?",
@@ -228,7 +216,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         convert=_tokens,
         units=("tokens",),
     ),
-    ModelQuestion(
+    Question(
         "workload.model.concurrent_sequences",
         "How many requests or conversations should ONE copy of the model serve at the same time?",
         "Each keeps its own attention cache on the card, so many users need much more "
@@ -237,7 +225,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         when=_serving,
         units=("requests", "users", "sequences"),
     ),
-    ModelQuestion(
+    Question(
         "workload.model.batch",
         "How many examples does one training step put through one GPU (the micro-batch)?",
         "Activations grow with it; gradient accumulation over several steps does not count; "
@@ -245,7 +233,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         when=_training,
         units=("examples", "samples"),
     ),
-    ModelQuestion(
+    Question(
         "workload.model.resolution",
         "How large is one generated image, in pixels (1024 for 1024 x 1024, or width x "
         "height such as 1216x832)?",
@@ -255,7 +243,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         convert=_image_size,
         units=("pixels", "px"),
     ),
-    ModelQuestion(
+    Question(
         "workload.model.vae_slicing",
         "Will the images of a batch be decoded one at a time (diffusers' VAE slicing)?",
         "Decoding all images at once is the memory peak of a batch; slicing lowers it at "
@@ -263,7 +251,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         when=_generating_images,
         suggest=lambda a: False,
     ),
-    ModelQuestion(
+    Question(
         "workload.model.lora_rank",
         "What LoRA rank (r) will the adapters have?",
         "Higher ranks train more parameters; QLoRA found the rank matters little once every "
@@ -271,7 +259,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         when=lambda a: _describes_model(a) and a["workload.model.task"] in ADAPTER_TASKS,
         suggest=lambda a: 16,
     ),
-    ModelQuestion(
+    Question(
         "workload.model.activation_checkpointing",
         "Will training recompute activations to save memory (gradient checkpointing)?",
         "It trades about a third more compute for a much smaller memory peak; if unsure, "
@@ -279,7 +267,7 @@ MODEL_QUESTIONS: Final[tuple[ModelQuestion, ...]] = (
         when=_training,
         suggest=lambda a: a["workload.model.task"] == "qlora",
     ),
-    ModelQuestion(
+    Question(
         "workload.model.kv_cache_precision",
         "In what number format will the server keep its attention cache (KV cache)?",
         "8-bit halves the cache of long or many conversations at a small quality cost; if "

@@ -3,47 +3,14 @@ are asked, with the predicate over earlier answers that decides whether it appli
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from gpuadvisor.ask.fields import Answers, Predicate, always
+from gpuadvisor.ask.fields import Answers
 from gpuadvisor.ask.model_questions import MODEL_QUESTIONS, memory_gib
+from gpuadvisor.ask.platform_questions import PLATFORM_QUESTIONS, RACK_CHASSIS
+from gpuadvisor.ask.question import Converter, Question
 
-Converter = Callable[[str], Any]
-
-
-@dataclass(frozen=True)
-class Question:
-    """One question about one profile field.
-
-    ``convert`` turns the typed text into the raw value pydantic validates (raising
-    ValueError with a plain message when it cannot); None picks one from the field's
-    type. ``choices`` explains each value of a Literal field in plain words. ``units``
-    are words accepted after a number ("40 GB"). ``unknown_answer`` is a word that
-    leaves the field unstated, so later questions can tell "not decided yet" apart.
-    ``suggest`` proposes a default from earlier answers instead of the model's.
-    ``depends_on`` names fields this question is about only once they are known: it is
-    asked only when each of them was answered, and when one of them was answered with
-    its ``unknown_answer``, this field is not known either (written as such, never as
-    the model's default passed off as an answer).
-    """
-
-    field: str
-    prompt: str
-    why: str
-    when: Predicate = always
-    convert: Converter | None = None
-    choices: tuple[tuple[str, str], ...] = ()
-    units: tuple[str, ...] = ()
-    unknown_answer: str | None = None
-    suggest: Callable[[Answers], Any] | None = None
-    depends_on: tuple[str, ...] = ()
-
-    def applies(self, answers: Answers) -> bool:
-        """Whether to ask this question after these answers (``ask`` and the web page)."""
-        return all(answers.known(p) for p in self.depends_on) and self.when(answers)
+__all__ = ["QUESTIONS", "RACK_CHASSIS", "Converter", "Question"]
 
 
 # -- which kinds of work make which questions meaningful ------------------------------
@@ -62,21 +29,12 @@ PRO_APP_KINDS: Final = ("rendering", "cad-cae", "simulation", "visualization", "
 SYNC_KINDS: Final = ("rendering", "visualization", "cad-cae", "media", "mixed")
 #: Work where one card may be shared by several users or virtual machines.
 SHARING_KINDS: Final = ("vdi", "visualization", "cad-cae", "inference", "mixed")
-RACK_CHASSIS: Final = ("rack-1u", "rack-2u", "rack-4u")
 
 
 def _reads_data(a: Answers) -> bool:
     return a["workload.kind"] in DATA_KINDS or (
         a["workload.kind"] == "inference" and not a["workload.interactive"]
     )
-
-
-def _multi_gpu(a: Answers) -> bool:
-    return a["workload.parallelism"] != "none" or bool(a["workload.model_parallel_ready"])
-
-
-#: The platform details that mean something only once the chassis is known.
-CHASSIS: Final = ("platform.chassis",)
 
 
 QUESTIONS: Final[tuple[Question, ...]] = (
@@ -136,15 +94,17 @@ QUESTIONS: Final[tuple[Question, ...]] = (
     Question(
         "workload.vram_need_gib",
         "How much GPU memory does ONE job (or one copy of the model) need at its peak, in "
-        "GiB? Answer unknown to describe the model instead.",
+        "GiB? Give the number, or answer describe to describe the AI model instead.",
         "The most important number: a card with less memory cannot run the job at all; if "
         "unsure, ask the engineers what nvidia-smi shows under 'Memory-Usage' during a run "
-        "(MiB are understood), or, for an AI model, answer unknown and gpuadvisor "
-        "estimates it from the model you name.",
+        "(MiB are understood), or, for an AI model, answer describe (or don't know) and "
+        "gpuadvisor estimates it from the model you name.",
         convert=memory_gib,
         units=("gib", "gb", "g", "mib"),
+        reads_unknown=True,
+        also="describe, to describe the AI model instead",
     ),
-    *(Question(*spec) for spec in MODEL_QUESTIONS),
+    *MODEL_QUESTIONS,
     Question(
         "workload.concurrent_jobs",
         "How many separate jobs (or users, or copies of the model) should run at the same time?",
@@ -316,101 +276,6 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         units=("usd", "dollars", "$"),
     ),
     Question(
-        "platform.chassis",
-        "What kind of computer or server will the cards go into?",
-        "Size, cooling and power of the box limit which cards fit; if it is not decided "
-        "yet, answer unknown: the profile then says it is not known, and the report that "
-        "the usual tower values were assumed.",
-        choices=(
-            ("tower", "an office-style PC case"),
-            ("workstation", "a professional deskside workstation"),
-            ("rack-1u", "a flat 1U rack server"),
-            ("rack-2u", "a 2U rack server"),
-            ("rack-4u", "a tall 4U rack server"),
-        ),
-        unknown_answer="unknown",
-    ),
-    Question(
-        "platform.airflow",
-        "How does air move through that box?",
-        "Some cards need server airflow, others a roomy case; if unsure, keep the suggestion.",
-        depends_on=CHASSIS,
-        choices=(
-            ("open", "a roomy case with fans; air moves freely"),
-            ("front-to-back", "server airflow: cool air in at the front, out at the back"),
-            ("restricted", "cramped, dusty or hot; little fresh air"),
-        ),
-        suggest=lambda a: "front-to-back" if a["platform.chassis"] in RACK_CHASSIS else None,
-    ),
-    Question(
-        "platform.max_gpu_slot_width",
-        "How many slots wide may one card be (a 'dual-slot' card is 2)?",
-        "A card thicker than the space available does not fit; if unsure, ask IT or the "
-        "vendor of the box.",
-        depends_on=CHASSIS,
-        units=("slots", "slot"),
-    ),
-    Question(
-        "platform.gpu_count_max",
-        "How many GPU cards can that box take at most?",
-        "Buying more cards than fit is wasted money; if unsure, ask IT or the vendor of the box.",
-        depends_on=CHASSIS,
-        units=("cards", "card", "gpus", "gpu"),
-    ),
-    Question(
-        "platform.psu_headroom_w",
-        "How many watts of power are left over for the GPUs in that box?",
-        "Cards that draw more than the power supply can give crash or do not start; if "
-        "unsure, ask IT or the vendor of the box.",
-        depends_on=CHASSIS,
-        units=("watts", "watt", "w"),
-    ),
-    Question(
-        "platform.gpu_slots_total",
-        "How many slot positions can the GPUs take up together (a dual-slot card takes 2)?",
-        "Wide cards add up: four triple-slot cards need 12 positions; if unsure, answer 0 "
-        "and the usual spacing for that box is assumed.",
-        depends_on=CHASSIS,
-        units=("slots", "slot"),
-    ),
-    Question(
-        "platform.circuit_w",
-        "What is the wall circuit the machine plugs into rated for, in watts (0 if unknown)?",
-        "A normal 15 A / 120 V office circuit (1,800 W) caps a workstation before its power "
-        "supply does; if unsure, answer 0.",
-        depends_on=CHASSIS,
-        units=("watts", "watt", "w"),
-    ),
-    Question(
-        "platform.power_limit_ok",
-        "May the cards be power-limited (a few per cent slower) to fit the power or the heat?",
-        "Limiting cards to 80-90 % of their rated power costs little speed and can let more "
-        "cards fit; if unsure, answer no.",
-        depends_on=CHASSIS,
-    ),
-    Question(
-        "platform.cpu_sockets",
-        "How many CPU sockets (processors) does that machine have?",
-        "With two, cards attached to different processors talk to each other slowly; if "
-        "unsure, answer 1 (most towers and workstations).",
-        depends_on=CHASSIS,
-    ),
-    Question(
-        "platform.pcie_gen",
-        "Which PCIe generation are the card slots (3, 4 or 5)?",
-        "Older slots slow down moving data to the card; if unsure, answer 4 (most machines "
-        "built since 2020).",
-        depends_on=CHASSIS,
-        convert=lambda text: re.sub(r"^(pcie|pci-e|gen)\s*", "", text.strip().lower()),
-    ),
-    Question(
-        "platform.nvlink_possible",
-        "Can that box take an NVLink bridge between two cards?",
-        "A bridge speeds up jobs spread over several cards; if unsure, answer no.",
-        when=_multi_gpu,
-        depends_on=CHASSIS,
-    ),
-    Question(
         "team.multi_gpu_experience",
         "How much experience does the team have running one job on several GPUs?",
         "Multi-GPU set-ups take skill to run and debug; if unsure, answer none.",
@@ -420,6 +285,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
             ("expert", "builds and debugs multi-GPU jobs routinely"),
         ),
     ),
+    *PLATFORM_QUESTIONS,
     Question(
         "budget.max_usd",
         "What is the most you can spend on GPU cards, in total, in US dollars?",
@@ -430,7 +296,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "budget.electricity_usd_per_kwh",
         "What does electricity cost, in US dollars per kWh?",
         "It prices the power the cards draw over their service life; if unsure, keep the default.",
-        units=("usd/kwh", "$/kwh", "usd", "$"),
+        units=("usd/kwh", "$/kwh", "/kwh", "per kwh", "usd", "$"),
     ),
     Question(
         "meta.notes",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 Converter = Callable[[str], Any]
 
@@ -84,5 +84,116 @@ def memory_converter(optional: bool) -> Converter:
             f"Read {amount:g} {unit} as {gib:g} GiB (1 {unit} = {size}, 1 GiB = 2^30 bytes; "
             "the profile counts memory in GiB).",
         )
+
+    return convert
+
+
+#: What people type when they do not know an answer. Each leaves the field open (its
+#: documented default applies and the profile says it was not known), or, where the
+#: question cannot stay open, is refused with the words it accepts.
+UNKNOWN_WORDS: Final = frozenset(
+    {
+        "unknown",
+        "don't know",
+        "dont know",
+        "do not know",
+        "i don't know",
+        "i dont know",
+        "i do not know",
+        "not sure",
+        "unsure",
+        "no idea",
+        "idk",
+        "not known",
+        "n/k",
+    }
+)
+#: How "don't know" is written in prompts and messages.
+DONT_KNOW: Final = "don't know"
+
+
+def is_unknown(text: str) -> bool:
+    """Whether ``text`` says "I do not know" (any case, curly apostrophe, a final stop)."""
+    cleaned = " ".join(text.strip().lower().replace("\u2019", "'").split()).rstrip(".!")
+    return cleaned in UNKNOWN_WORDS
+
+
+#: Currency signs and codes a money answer may carry. gpuadvisor prices cards in US
+#: dollars and converts no currency: another currency's amount is read as that many
+#: dollars, and the note says so (a rate would be a judgement that goes stale).
+_DOLLARS: Final = ("$", "usd", "us$", "dollars", "dollar")
+_OTHER_CURRENCIES: Final = {
+    "€": "euro", "eur": "euro", "euro": "euro", "euros": "euro",
+    "£": "pound", "gbp": "pound", "chf": "Swiss franc", "¥": "yen", "jpy": "yen",
+}  # fmt: skip
+#: Shorthand after a number: 10k, 1.5m.
+_MULTIPLIERS: Final = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "million": 1_000_000}
+_SPACED = re.compile(r"^[+-]?\d{1,3}( \d{3})+(\.\d+)?$")
+_MONEY = re.compile(
+    r"^(?P<before>[^\d+-]*?)\s*(?P<number>[+-]?[\d.,_ ]*\d[\d.,_]*)\s*"
+    r"(?P<scale>k|thousand|m|million)?\s*(?P<after>[^\d]*?)$"
+)
+
+
+def _currency(word: str) -> str | None:
+    """ "dollars", another currency's name, "" for no sign, None for something else."""
+    word = word.strip().removesuffix(".")
+    if not word:
+        return ""
+    if word in _DOLLARS:
+        return "dollars"
+    return _OTHER_CURRENCIES.get(word)
+
+
+def money_converter(units: tuple[str, ...], optional: bool) -> Converter:
+    """An amount of US dollars: ``10000``, ``$10,000``, ``10k``, ``1.5m``, ``10 000 USD``;
+    ``€10000`` is read as 10,000 dollars and the note says that no currency is
+    converted. ``units`` are further words allowed after the amount ("/kwh")."""
+    plain = number_converter(units, optional)
+
+    def convert(text: str) -> Any:
+        cleaned = text.strip().lower()
+        for unit in sorted(units, key=len, reverse=True):
+            if unit not in _DOLLARS and cleaned.endswith(unit) and cleaned != unit:
+                cleaned = cleaned[: -len(unit)].strip()
+                break
+        match = _MONEY.match(cleaned)
+        if match is None:
+            return plain(text)
+        before, after = _currency(match["before"]), _currency(match["after"])
+        if before is None or after is None or (before and after and before != after):
+            return plain(text)
+        currency = before or after
+        digits = match["number"].replace("_", "")
+        if " " in digits:
+            if not _SPACED.match(digits):
+                return plain(text)
+            digits = digits.replace(" ", "")
+        if _THOUSANDS.match(digits):
+            digits = digits.replace(",", "")
+        try:
+            amount = float(digits)
+        except ValueError:
+            return plain(text)
+        scale = match["scale"]
+        if scale:
+            amount *= _MULTIPLIERS[scale]
+        if not math.isfinite(amount):
+            return digits
+        value = int(amount) if amount.is_integer() and abs(amount) < 1e15 else amount
+        if (currency == "dollars" and not scale) or value == 0:
+            return str(value)
+        said = f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
+        note = f"Read {text.strip()} as {said} US dollars"
+        if currency == "":
+            note += " (gpuadvisor counts money in US dollars)."
+        elif currency != "dollars":
+            note += (
+                f": gpuadvisor prices cards in US dollars and converts no currency, so "
+                f"answer in dollars if the exchange rate of the {currency} matters."
+            )
+        else:
+            note += "."
+        return Converted(value, note)
 
     return convert

@@ -155,7 +155,7 @@ def decide(
     if (licence := licence_finding(core)) is not None:
         more.append(licence)
     eliminated = Eliminations()
-    rejected = tuple(rejections(core, eliminated))
+    rejected = tuple(rejections(core, eliminated, engine.rules.policy))
     findings = not_followed([*findings[:first], *more, *findings[first:]], core, rejected)
     confidence, near_tie = confidence_of(core, engine.rules.policy)
     shown = shown_options(core.chosen.ranked)

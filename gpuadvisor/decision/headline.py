@@ -170,7 +170,10 @@ def _margin_confidence(core: Core) -> tuple[str, str | None]:
     runner = f"{runner_up.shape} / {runner_up.class_}"
     if chosen.shape != runner_up.shape:  # the shape's score decided (engine.core.pair_order)
         mine, theirs = core.shape_scores[chosen.shape], core.shape_scores[runner_up.shape]
-        against = f"{runner_up.shape} scored {theirs:+d} against {mine:+d} for {chosen.shape}"
+        against = (
+            f"{runner} scored {theirs:+d} against {mine:+d} on the shape's score "
+            f"({runner_up.shape} against {chosen.shape})"
+        )
     else:
         mine, theirs = chosen.score, runner_up.score
         against = f"{runner} scored {theirs:+d} against {mine:+d}"

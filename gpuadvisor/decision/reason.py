@@ -27,7 +27,7 @@ CLASS_WORDS: dict[str, str] = {
     "datacenter": "data-center",
 }
 #: Where pair_order's key decides, by position (see engine.core.pair_order).
-_TARGET, _JOBS, _KEEP, _STALE, _PRICED, _SHORT, _REPLACE, _SHAPE_SCORE, _SCORE = range(9)
+TARGET, JOBS, KEEP, STALE, PRICED, SHORT, REPLACE, SHAPE_SCORE, SCORE = range(9)
 
 
 def lower_first(text: str) -> str:
@@ -47,7 +47,8 @@ def _kind(pair: PairResult, chosen: PairResult) -> str:
     return f"{SHAPE_WORDS[pair.shape]} {CLASS_WORDS[pair.class_]}"
 
 
-def _key(pair: PairResult, core: Core, policy: Policy) -> tuple[float, ...]:
+def pair_key(pair: PairResult, core: Core, policy: Policy) -> tuple[float, ...]:
+    """The pair's place in the engine's order (:func:`engine.core.pair_order`)."""
     top = pair.ranked[0] if pair.ranked else None
     shape_score = core.shape_scores[pair.shape]
     return pair_order(shape_score, pair.score, pair.shape, pair.class_, top, core.facts, policy)
@@ -111,6 +112,13 @@ def _excluded_above(core: Core) -> str | None:
     return ", ".join(parts)
 
 
+def deciding_term(core: Core, other: PairResult, policy: Policy) -> int | None:
+    """The first term of the pair order on which the chosen pair beat ``other`` (None:
+    they tie on every term)."""
+    mine, theirs = pair_key(core.chosen, core, policy), pair_key(other, core, policy)
+    return next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b), None)
+
+
 def deciding_reason(core: Core, policy: Policy) -> str:
     """Why the chosen kind of purchase won, in a clause that continues "Buy X: ..."."""
     top, runner = core.top, core.runner_up
@@ -121,19 +129,18 @@ def deciding_reason(core: Core, policy: Policy) -> str:
         if excluded is not None:
             return f"no other kind of purchase meets every requirement: {excluded}"
         return _rule_reason(core, None) or "it meets every requirement at the best rank"
-    mine, theirs = _key(core.chosen, core, policy), _key(runner, core, policy)
-    decided = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b), None)
+    decided = deciding_term(core, runner, policy)
     other = runner.ranked[0]
     kind = _kind(runner, core.chosen)
     wanted = core.facts.get("workload.concurrent_jobs")
     jobs = int(wanted) if isinstance(wanted, (int, float)) and not isinstance(wanted, bool) else 1
-    if decided == _TARGET:
+    if decided == TARGET:
         target = format_value(core.facts.get("workload.latency_slo_ms"))
         return (
             f"its speed bound meets the {target} ms latency target, where the best {kind} "
             "option's does not"
         )
-    if decided == _JOBS:
+    if decided == JOBS:
         if top.jobs_served >= jobs:
             served = {1: "the job", 2: "both jobs"}.get(jobs, f"all {jobs:,} jobs")
             if core.facts.get("workload.kind") == "vdi":
@@ -143,7 +150,7 @@ def deciding_reason(core: Core, policy: Policy) -> str:
             f"it serves more {counted(2, core.facts).split(' ', 1)[1]} than any other "
             f"option (the best {kind} option serves {other.jobs_served})"
         )
-    if decided == _STALE:
+    if decided == STALE:
         return (
             f"it is a current card, where the best {kind} option is one nobody can say is "
             f"still made (launched in {other.sku.launch_year})"
@@ -155,15 +162,15 @@ def deciding_reason(core: Core, policy: Policy) -> str:
     ):
         # A later criterion agrees with the score: the rule that moved it is the reason.
         return _rule_reason(core, runner) or "it meets every requirement at the best rank"
-    if decided == _PRICED:
+    if decided == PRICED:
         return f"its price is known, where the best {kind} option is priced on quote"
-    if decided == _SHORT:
+    if decided == SHORT:
         return (
             f"it gives the job the {top.cards_per_job} cards it is built for, where the best "
             f"{kind} option gives it {other.cards_per_job}"
         )
-    if decided == _REPLACE:
+    if decided == REPLACE:
         return f"it keeps the cards already in the host, where the best {kind} option replaces them"
-    if decided is not None and decided > _SCORE:
+    if decided is not None and decided > SCORE:
         return f"it scores as well as the best {kind} option and costs less over its life"
     return _rule_reason(core, runner) or "it meets every requirement at the best rank"

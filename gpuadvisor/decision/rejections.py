@@ -10,11 +10,22 @@ from typing import Any
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Alternative, Rejected
 from gpuadvisor.decision.purchase import PickContext, counted, make_pick
+from gpuadvisor.decision.reason import (
+    JOBS,
+    KEEP,
+    PRICED,
+    SHAPE_SCORE,
+    STALE,
+    TARGET,
+    deciding_term,
+    pair_key,
+)
 from gpuadvisor.engine.core import Core, PairResult
 from gpuadvisor.engine.memo import eliminations, most_first
 from gpuadvisor.engine.option import PAIRS
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
-from gpuadvisor.vocabulary import CLASSES
+from gpuadvisor.engine.policy import Policy
+from gpuadvisor.vocabulary import CLASSES, format_value
 
 
 def eliminated_counts(pair: PairResult) -> dict[str, int]:
@@ -55,7 +66,7 @@ class Eliminations:
         return tuple(rule for rule, _ in most_first(counts, n))
 
 
-def rejections(core: Core, eliminated: Eliminations) -> list[Rejected]:
+def rejections(core: Core, eliminated: Eliminations, policy: Policy) -> list[Rejected]:
     """Each shape and class not chosen, with the rules behind its loss and why."""
     rejected: list[Rejected] = []
     chosen = core.chosen
@@ -94,10 +105,19 @@ def rejections(core: Core, eliminated: Eliminations) -> list[Rejected]:
             against = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(name, 0) < 0]
             favour = [r for r, sh, cl in fired if (sh if shape_axis else cl).get(won, 0) > 0]
             because = tuple(dict.fromkeys(against + favour))
-            fewer = _serves_fewer(core, alive)
-            if fewer is not None:
-                reason = fewer
+            # The group's best pair, and the term of the pair order it lost on.
+            best = min(alive, key=lambda p: pair_key(p, core, policy))
+            decided = deciding_term(core, best, policy)
+            before = _lost_before_score(core, best, decided, policy)
+            if before is not None:
+                reason = before
                 because = tuple(dict.fromkeys([*eliminated.most(pairs, 4), *because]))
+            elif decided == SHAPE_SCORE and not shape_axis:
+                mine, theirs = core.shape_scores[best.shape], core.shape_scores[chosen.shape]
+                reason = (
+                    f"its best option is a {best.shape} purchase, which the rules weigh "
+                    f"{mine:+d} against {theirs:+d} for the chosen {chosen.shape}"
+                )
             elif score == winner:
                 reason = (
                     f"tied on score ({score:+d}); lost on the tie-break "
@@ -107,6 +127,34 @@ def rejections(core: Core, eliminated: Eliminations) -> list[Rejected]:
                 reason = f"scored {score:+d} against {winner:+d} for the chosen {axis}"
         rejected.append(made(Rejected, {"option": name, "because": because, "reason": reason}))
     return rejected
+
+
+def _lost_before_score(
+    core: Core, best: PairResult, decided: int | None, policy: Policy
+) -> str | None:
+    """Why the best pair of a kind lost when a term before the score decided: the
+    latency target, capacity, buying nothing, a current card, a known price (capacity,
+    buying nothing and a known price worded as before)."""
+    top = core.top
+    if top is None:
+        return None
+    other = best.ranked[0]
+    if decided == TARGET:
+        target = format_value(core.facts.get("workload.latency_slo_ms"))
+        return (
+            f"its best option's speed bound misses the {target} ms latency target, which "
+            "the chosen one meets"
+        )
+    if decided == STALE:
+        years = format_value(core.facts.get("requirements.lifecycle_years"))
+        return (
+            f"its best option, the {other.sku.name}, launched in {other.sku.launch_year} and "
+            f"nobody could say it is still made, for a {years}-year service; the chosen one "
+            "is a current card"
+        )
+    if decided in (JOBS, KEEP, PRICED):
+        return _serves_fewer(core, [best])
+    return None
 
 
 def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:

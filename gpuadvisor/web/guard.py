@@ -1,18 +1,22 @@
-"""What every request goes through before the page sees it: the Host it names, the size
-of its body, and the headers every answer carries.
+"""What every request goes through before the page sees it: the Host it names, the site
+that sent it, the size of its body, and the headers every answer carries.
 
 - **Host.** Served on loopback, the page answers only requests addressed to a loopback
   name (``127.0.0.1``, ``localhost``, ``[::1]``): a web site that points its own name
   at 127.0.0.1 (DNS rebinding) gets a refusal, not the page.
+- **Origin.** A form another web site sends here (its page POSTing to 127.0.0.1) names
+  that site in its Origin header: it is refused (403, with a page that says why). A
+  POST from this page names this page's own address; one with no Origin at all (older
+  browsers, curl) is accepted as before.
 - **Body size and end.** A body larger than the limit is not read into the form: the page is
   told (``BODY_CUT`` in the request's scope) and answers with its own message, on the
   page the person was on; the rest of the body is read and dropped, so the browser
   receives that answer instead of a reset connection. The body's last bytes are kept
   (``BODY_TAIL``), so a multipart form that ends before its closing boundary is told
   apart from a whole one.
-- **Headers.** Nothing is cached (answers are in the pages), no referrer is sent, the
-  page cannot be framed by another site, and the content security policy allows no
-  script and no request to anywhere but this server.
+- **Headers.** Nothing is cached (answers are in the pages), no referrer is sent to
+  another site, the page cannot be framed by another site, and the content security
+  policy allows no script and no request to anywhere but this server.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ LOOPBACK_NAMES: Final = frozenset({"127.0.0.1", "localhost", "::1"})
 
 SECURITY_HEADERS: Final = (
     (b"cache-control", b"no-store"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with
+    # every form, and the page's own POSTs could not be told from another site's.
+    (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (
@@ -41,6 +47,9 @@ SECURITY_HEADERS: Final = (
         b"form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     ),
 )
+
+#: Methods that change nothing, which any page may send.
+SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 
 #: A body this much larger than the limit is not read to its end: the connection is
 #: closed instead (no browser form sends that much by mistake).
@@ -55,8 +64,19 @@ def host_name(header: str) -> str:
     return header.rpartition(":")[0] if header.count(":") == 1 else header
 
 
+def same_origin(headers: dict[bytes, bytes]) -> bool:
+    """Whether a request's Origin (when it names one) is this page's own address: the
+    scheme http and the Host the request was sent to. "null" (a sandboxed or local
+    page) is foreign."""
+    origin = headers.get(b"origin")
+    if origin is None:
+        return True
+    host = headers.get(b"host", b"").strip().lower()
+    return bool(host) and origin.strip().lower() == b"http://" + host
+
+
 class Guard:
-    """ASGI middleware doing the three jobs of the module docstring."""
+    """ASGI middleware doing the jobs of the module docstring."""
 
     def __init__(
         self, app: ASGIApp, *, max_body_bytes: int, allowed_hosts: Iterable[str] | None
@@ -75,6 +95,9 @@ class Guard:
             if host not in self.allowed_hosts:
                 await _refuse_host(send)
                 return
+        if scope.get("method") not in SAFE_METHODS and not same_origin(headers):
+            await _refuse_origin(send)
+            return
         scope[BODY_CUT] = False
         scope[BODY_TAIL] = b""
         limit = self.max_body_bytes
@@ -149,3 +172,28 @@ async def _refuse_host(send: Send) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+_FOREIGN_PAGE: Final = (
+    b'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+    b"<title>Refused \xc2\xb7 gpuadvisor</title></head><body>"
+    b"<h1>Refused: sent from another site</h1>"
+    b"<p>This form was sent to gpuadvisor by a page of another web site, so it was not "
+    b"read: only the gpuadvisor page itself may send answers and files here.</p>"
+    b'<p><a href="/">Open the gpuadvisor page</a></p></body></html>\n'
+)
+
+
+async def _refuse_origin(send: Send) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 403,
+            "headers": [
+                (b"content-type", b"text/html; charset=utf-8"),
+                (b"content-length", str(len(_FOREIGN_PAGE)).encode("ascii")),
+                *SECURITY_HEADERS,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": _FOREIGN_PAGE})

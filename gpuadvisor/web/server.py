@@ -13,7 +13,20 @@ from starlette.types import ASGIApp
 from gpuadvisor.errors import InputError
 from gpuadvisor.web.guard import LOOPBACK_NAMES
 
-__all__ = ["LOOPBACK_NAMES", "Address", "exposure_warning", "listen", "resolve", "run"]
+__all__ = [
+    "LOOPBACK_NAMES",
+    "MAX_REQUEST_HEAD_BYTES",
+    "Address",
+    "exposure_warning",
+    "listen",
+    "resolve",
+    "run",
+]
+
+#: The longest request line and headers read (uvicorn's h11 limit, 16 KiB by default):
+#: the answers travel in the page's address, and long notes with a long list of
+#: application names make one of some 12 KiB (each answer is at most 4,000 characters).
+MAX_REQUEST_HEAD_BYTES: Final = 1024 * 1024
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8765
@@ -105,5 +118,6 @@ def run(app: ASGIApp, sock: socket.socket) -> None:
         server_header=False,
         lifespan="off",
         timeout_graceful_shutdown=5,
+        h11_max_incomplete_event_size=MAX_REQUEST_HEAD_BYTES,
     )
     uvicorn.Server(config).run(sockets=[sock])

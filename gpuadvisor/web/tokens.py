@@ -1,12 +1,14 @@
 """State the page carries between requests, signed so the server takes back only what
 it handed out.
 
-The server keeps nothing of anyone between two requests: a person's answers travel in
-the page they are looking at (a hidden form field), and the finished decision travels
-in the report page, for its downloads. Each token is compact JSON, compressed, and
-signed with HMAC-SHA256 under a key made when the process starts; a token is signed
-for one purpose ("walk", "decision"), so one cannot stand in for the other. A token
-from an earlier run of the server, or one that was changed, is refused as out of date.
+The server keeps no one's answers: they travel in the page the person is looking at
+(its address, and a hidden field of its forms), a message for the next page travels in
+that page's address, and the finished decision travels in the report page, for its
+downloads. Each token is compact JSON, compressed, and signed with HMAC-SHA256 under a
+key made when the process starts; a token is signed for one purpose ("walk", "note",
+"decision"), so one cannot stand in for another. A token from an earlier run of the
+server, or one that was changed, is refused as out of date. (The one thing the server
+keeps between requests is an upload's captures, bounded: :mod:`.captures`.)
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from typing import Any, Final
 from gpuadvisor.ask import check_value
 from gpuadvisor.decision.model import Decision
 from gpuadvisor.web.walk import Walk
+
+#: Where a changed answer may return.
+RETURNS: Final = ("", "answers", "report")
 
 #: Largest token accepted back (a decision with the series of many GPUs stays far
 #: below; a larger one was not made here).
@@ -70,7 +75,7 @@ class Signer:
         except (binascii.Error, zlib.error, ValueError) as exc:  # signed, so a bug
             raise StaleToken(purpose) from exc
 
-    # -- the two things tokens carry -----------------------------------------------
+    # -- the things tokens carry ------------------------------------------------------
 
     def pack_walk(self, walk: Walk) -> str:
         return self.pack(
@@ -83,6 +88,12 @@ class Signer:
                 "review": walk.review,
                 "start": walk.start_name,
                 "notes": list(walk.notes),
+                "unknown": sorted(walk.unknown),
+                "typed": dict(walk.typed),
+                "said": walk.said,
+                "returning": walk.returning,
+                "captures": walk.captures,
+                "capture_names": list(walk.capture_names),
             },
         )
 
@@ -94,6 +105,9 @@ class Signer:
             stated = {
                 path: check_value(path, raw, strict=True) for path, raw in data["stated"].items()
             }
+            returning = data["returning"]
+            if returning not in RETURNS:
+                raise ValueError(returning)
             return Walk(
                 stated=stated,
                 at=data["at"],
@@ -101,10 +115,30 @@ class Signer:
                 given=frozenset(data["given"]),
                 review=bool(data["review"]),
                 start_name=str(data["start"]),
-                notes=tuple(data["notes"]),
+                notes=tuple(str(n) for n in data["notes"]),
+                unknown=frozenset(str(p) for p in data["unknown"]),
+                typed={str(k): str(v) for k, v in data["typed"].items()},
+                said=str(data["said"]),
+                returning=returning,
+                captures=str(data["captures"]),
+                capture_names=tuple(str(n) for n in data["capture_names"]),
             )
-        except (KeyError, TypeError, ValueError, LookupError) as exc:
+        except (KeyError, TypeError, ValueError, LookupError, AttributeError) as exc:
             raise StaleToken("walk") from exc
+
+    def pack_note(self, message: str, typed: str = "") -> str:
+        """A message for the next page, and the answer typed before it (a refused answer
+        is shown again after the redirect, and nobody can make the page say anything
+        else)."""
+        return self.pack("note", [message, typed])
+
+    def unpack_note(self, token: str) -> tuple[str, str]:
+        data = self.unpack("note", token)
+        if not (
+            isinstance(data, list) and len(data) == 2 and all(isinstance(x, str) for x in data)
+        ):
+            raise StaleToken("note")
+        return data[0], data[1]
 
     def pack_decision(self, decision: Decision) -> str:
         return self.pack("decision", decision.model_dump(mode="json", by_alias=True))

@@ -1,5 +1,5 @@
 """The questionnaire one page at a time: where a walk through :data:`QUESTIONS` stands,
-how one typed answer is checked, and what a page needs to show a question.
+how one typed answer is checked, and how one answer is changed afterwards.
 
 ``gpuadvisor ask`` runs its questions in one loop (:func:`gpuadvisor.ask.interview`);
 a page answers one question per request, so the loop's state is a value here
@@ -8,25 +8,22 @@ its condition, help, choices and checks come from the questionnaire's data; noth
 here knows a particular question. :func:`check_answer` gives the same values and the
 same messages as the command line's ``ask_question`` (``tests/test_web_walk.py`` holds
 the two equal over every question and a range of answers).
+
+Changing one answer (:func:`edit`) stands the walk on that question; once it is
+answered, the walk asks only what the change makes relevant and has not been answered
+yet, then returns to where the change was asked from (the answers, or the report).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal, get_origin
+from typing import Any, Final, Literal
 
-from gpuadvisor.ask import (
-    QUESTIONS,
-    UNSTATED,
-    Answers,
-    Question,
-    as_document,
-    field_info,
-    show,
-)
-from gpuadvisor.ask.fields import base_type, is_optional, literal_values
-from gpuadvisor.ask.flow import NO_ANSWER, default_answer, details, parse_answer, refusal
+from gpuadvisor.ask import QUESTIONS, UNSTATED, Answers, Question, as_document, show
+from gpuadvisor.ask.flow import NO_ANSWER, default_answer, details, read_answer, refusal
+from gpuadvisor.ask.progress import Progress, progress
+from gpuadvisor.ask.units import DONT_KNOW
 from gpuadvisor.inputs.profile import Profile, profile_from_data
 
 
@@ -41,6 +38,10 @@ NO_DEFAULT: Final = _NoDefault()
 
 #: The messages of ``gpuadvisor ask`` (gpuadvisor.ask.flow), word for word.
 NEEDS_AN_ANSWER: Final = "This one needs an answer."
+#: Longest typed text a page keeps to show again (an answer is far shorter).
+MAX_TYPED_CHARS: Final = 600
+
+Returning = Literal["", "answers", "report"]
 
 
 class Refused(ValueError):
@@ -59,7 +60,13 @@ class Walk:
     ``at``: the index in ``questions`` of the question shown now, None once every
     question that applies is answered; ``asked``: the questions answered on the page, in
     order (what Back steps through); ``given``: fields the starting profile stated;
-    ``review``: whether those are asked again (with their value as the default).
+    ``review``: whether those are asked again (with their value as the default);
+    ``unknown``: fields answered "don't know" (left out of the profile, which says so);
+    ``typed``: what was typed where it reads differently from the value kept ("48 GB",
+    "10k"); ``said``: the note of the last answer's conversion, shown once;
+    ``returning``: where a changed answer returns ("answers" or "report"); ``captures``
+    and ``capture_names``: the uploaded captures kept for the report (see
+    :mod:`.captures`) and the names they are cited by.
     """
 
     stated: Mapping[str, Any] = field(default_factory=dict)
@@ -69,18 +76,31 @@ class Walk:
     review: bool = False
     start_name: str = ""
     notes: tuple[str, ...] = ()
+    unknown: frozenset[str] = frozenset()
+    typed: Mapping[str, str] = field(default_factory=dict)
+    said: str = ""
+    returning: Returning = ""
+    captures: str = ""
+    capture_names: tuple[str, ...] = ()
 
     @property
     def question(self) -> Question | None:
         return None if self.at is None else QUESTIONS[self.at]
 
     def current(self) -> Any:
-        """The answer the shown question already has (from Back or the starting
-        profile), or NO_DEFAULT."""
+        """The answer the shown question already has (from Back, a change or the
+        starting profile): a value, UNSTATED for "don't know", or NO_DEFAULT."""
         question = self.question
-        if question is None or question.field not in self.stated:
+        if question is None:
             return NO_DEFAULT
-        return self.stated[question.field]
+        if question.field in self.stated:
+            return self.stated[question.field]
+        return UNSTATED if question.field in self.unknown else NO_DEFAULT
+
+    def settled(self, path: str) -> bool:
+        """Whether ``path`` has an answer: a value, "don't know", or a starting
+        profile's value that stands without asking."""
+        return path in self.stated or path in self.unknown
 
 
 #: Answers that name a file on the machine that reads them: never asked on the page, and
@@ -114,23 +134,29 @@ def _skips(walk: Walk, question: Question) -> bool:
 
 
 def _advance(walk: Walk, after: int) -> Walk:
-    """Stand on the first question after ``after`` that applies and is not skipped.
+    """Stand on the next question after ``after`` that applies and is not skipped.
 
     A question passed over because earlier answers no longer make it relevant loses an
     answer given on the page (going Back and choosing "throughput" drops the latency
-    target); a starting profile's values are kept, as ``ask --from`` keeps them.
+    target); a starting profile's values are kept, as ``ask --from`` keeps them. While
+    an answer is being changed (``returning``), questions already answered are passed
+    over too: only what the change makes relevant is asked.
     """
     stated = dict(walk.stated)
+    unknown = set(walk.unknown)
     for index in range(after + 1, len(QUESTIONS)):
         question = QUESTIONS[index]
         if not question.applies(Answers(stated)):
             if question.field not in walk.given:
                 stated.pop(question.field, None)
+                unknown.discard(question.field)
             continue
         if _skips(walk, question) or question.field in SERVER_PATHS:
             continue
-        return replace(walk, stated=stated, at=index)
-    return replace(walk, stated=stated, at=None)
+        if walk.returning and (question.field in stated or question.field in unknown):
+            continue
+        return replace(walk, stated=stated, unknown=frozenset(unknown), at=index)
+    return replace(walk, stated=stated, unknown=frozenset(unknown), at=None)
 
 
 def answer(walk: Walk, text: str) -> Walk:
@@ -138,20 +164,73 @@ def answer(walk: Walk, text: str) -> Walk:
     question, at = walk.question, walk.at
     if question is None or at is None:
         raise Refused("every question is answered already")
-    value = check_answer(question, Answers(walk.stated), walk.current(), text)
-    stated = dict(walk.stated)
+    value, note = check_answer(question, Answers(walk.stated), walk.current(), text)
+    stated, unknown, typed = dict(walk.stated), set(walk.unknown), dict(walk.typed)
+    path = question.field
+    typed.pop(path, None)
     if value is UNSTATED:
-        stated.pop(question.field, None)
+        stated.pop(path, None)
+        unknown.add(path)
     else:
-        stated[question.field] = value
-    return _advance(replace(walk, stated=stated, asked=(*walk.asked, at)), at)
+        stated[path] = value
+        unknown.discard(path)
+        written = " ".join(text.split())
+        if written and written.lower() != " ".join(show(value).split()).lower():
+            typed[path] = written[:MAX_TYPED_CHARS]
+    moved = replace(
+        walk,
+        stated=stated,
+        unknown=frozenset(unknown),
+        typed=typed,
+        asked=(*walk.asked, at),
+        said=note or "",
+    )
+    return _advance(moved, at)
+
+
+def skip_group(walk: Walk) -> Walk:
+    """The walk after "don't know" answers the shown question and every one after it in
+    its group (the optional hardware details), each as if answered on its page."""
+    question = walk.question
+    if question is None or not question.group:
+        return walk
+    group = question.group
+    said = []
+    while walk.question is not None and walk.question.group == group:
+        walk = answer(walk, DONT_KNOW)
+        said.append(walk.said)
+    return replace(walk, said=" ".join(s for s in said if s))
 
 
 def back(walk: Walk) -> Walk:
     """The walk standing on the question answered before this one (or unchanged)."""
     if not walk.asked:
         return walk
-    return replace(walk, at=walk.asked[-1], asked=walk.asked[:-1])
+    return replace(walk, at=walk.asked[-1], asked=walk.asked[:-1], said="")
+
+
+def edit(walk: Walk, path: str, returning: Returning) -> Walk:
+    """The walk standing on the question of ``path``, to change its answer; once that
+    is answered, the walk asks what the change makes relevant, then returns to
+    ``returning``. A field the answers make irrelevant leaves the walk unchanged."""
+    for index, question in enumerate(QUESTIONS):
+        if question.field == path and question.applies(Answers(walk.stated)):
+            return replace(walk, at=index, returning=returning, said="")
+    return walk
+
+
+def finished(walk: Walk) -> Walk:
+    """The same answers, standing on none of the questions (the answers page)."""
+    return replace(walk, at=None, said="", returning="")
+
+
+def progress_of(walk: Walk) -> Progress | None:
+    """ "Question 7 of about 27 · Workload" for the question shown (None on the answers
+    page)."""
+    if walk.at is None:
+        return None
+    skip = walk.given if not walk.review else frozenset()
+    return progress(walk.stated, walk.at, len(walk.asked), skip)
 
 
 def default_of(question: Question, answers: Answers) -> Any:
@@ -161,133 +240,33 @@ def default_of(question: Question, answers: Answers) -> Any:
     return NO_DEFAULT if found is NO_ANSWER else found
 
 
-def check_answer(question: Question, answers: Answers, current: Any, text: str) -> Any:
-    """The validated value ``text`` gives the question (UNSTATED: "not known yet").
+def check_answer(
+    question: Question, answers: Answers, current: Any, text: str
+) -> tuple[Any, str | None]:
+    """The validated value ``text`` gives the question (UNSTATED: "not known yet"),
+    and the note of a conversion ("Read 48 GB as 44.7 GiB") when one was made.
 
     The same rules, in the same order, as the command line: empty keeps the current
-    answer or takes the default; ``?`` explains; the question's "unknown" word leaves
-    the field unstated; anything else is converted and checked against the profile
-    field's own type and bounds.
+    answer or takes the default; ``?`` explains; "don't know" leaves the field open
+    where the question allows it; anything else is converted and checked against the
+    profile field's own type and bounds.
     """
     text = text.strip()
     if text == "?":
         raise Refused(details(question))
     if not text:
         if current is not NO_DEFAULT:
-            return current
+            return current, None
         default = default_of(question, answers)
         if default is NO_DEFAULT:
             raise Refused(NEEDS_AN_ANSWER)
-        return default
-    if question.unknown_answer is not None and text.lower() == question.unknown_answer:
-        return UNSTATED
+        return default, None
     try:
-        value, _note = parse_answer(question, text)
+        return read_answer(question, answers, text)
     except ValueError as exc:
-        raise Refused(refusal(exc)) from None
-    return value
+        raise Refused(refusal(question, exc)) from None
 
 
 def profile_of(walk: Walk) -> Profile:
     """The validated profile the answers make (InputError naming the field if not)."""
     return profile_from_data(as_document(walk.stated), name=walk.start_name or "the answers")
-
-
-# -- what a page shows ----------------------------------------------------------------
-
-Kind = Literal["choice", "yes-no", "names", "number", "text"]
-
-
-@dataclass(frozen=True)
-class Choice:
-    value: str
-    label: str
-
-
-@dataclass(frozen=True)
-class QuestionView:
-    """One question as a page shows it, built from the question's data alone."""
-
-    field: str
-    prompt: str
-    why: str
-    details: str
-    kind: Kind
-    choices: tuple[Choice, ...]
-    #: The choice selected when the page opens (a current answer, else the default).
-    selected: str | None
-    #: What an empty answer does, in words ("takes the default: 1"; None: it is refused).
-    empty_means: str | None
-    units: tuple[str, ...]
-    optional_number: bool
-
-
-def kind_of(question: Question) -> Kind:
-    annotation = field_info(question.field).annotation
-    if literal_values(annotation):
-        return "choice"
-    base = base_type(annotation)
-    if base is bool:
-        return "yes-no"
-    if get_origin(base) is tuple:
-        return "names"
-    if base in (int, float):
-        return "number"
-    return "text"
-
-
-def view_of(walk: Walk) -> QuestionView | None:
-    question = walk.question
-    if question is None:
-        return None
-    kind = kind_of(question)
-    annotation = field_info(question.field).annotation
-    choices: tuple[Choice, ...] = ()
-    if kind == "choice":
-        labels = dict(question.choices)
-        choices = tuple(Choice(v, labels.get(v, "")) for v in literal_values(annotation))
-        if question.unknown_answer is not None:
-            choices += (Choice(question.unknown_answer, "not decided yet"),)
-    elif kind == "yes-no":
-        choices = (Choice("yes", ""), Choice("no", ""))
-    current = walk.current()
-    default = default_of(question, Answers(walk.stated))
-    shown = current if current is not NO_DEFAULT else default
-    if shown is NO_DEFAULT:
-        selected, empty_means = None, None
-    elif shown is UNSTATED:
-        selected = question.unknown_answer
-        empty_means = f"takes the default: {question.unknown_answer}"
-    else:
-        selected = show(shown)
-        verb = "keeps the current answer" if current is not NO_DEFAULT else "takes the default"
-        empty_means = f"{verb}: {selected}"
-    return QuestionView(
-        field=question.field,
-        prompt=question.prompt,
-        why=question.why,
-        details=details(question),
-        kind=kind,
-        choices=choices,
-        selected=selected,
-        empty_means=empty_means,
-        units=question.units,
-        optional_number=kind == "number" and is_optional(annotation),
-    )
-
-
-@dataclass(frozen=True)
-class Summary:
-    prompt: str
-    answer: str
-    source: str
-
-
-def summary_of(walk: Walk) -> tuple[Summary, ...]:
-    """Every stated answer, in question order, with where it came from."""
-    rows = []
-    for question in QUESTIONS:
-        if question.field in walk.stated:
-            source = "starting profile" if question.field in walk.given else "answered here"
-            rows.append(Summary(question.prompt, show(walk.stated[question.field]), source))
-    return tuple(rows)
