@@ -51,7 +51,7 @@ EXPECTED = {
     "t4-cpu-bound": ("bottlenecked", {"CPU-001"}),
     "t4-io-bound": ("bottlenecked", {"IO-002"}),
     "t4-throttling": ("bottlenecked", {"THERM-001"}),
-    "t4-xid": ("failing", {"XID-001", "HW-001"}),
+    "t4-xid": ("failing", {"XID-001", "HW-001", "HW-002"}),
     "t4-ecc": ("failing", {"ECC-004"}),
     "t4-remap": ("failing", {"REMAP-002"}),
     "t4-pcie": ("failing", {"PCIE-001"}),
