@@ -40,7 +40,24 @@ CHANGES = st.one_of(
     st.tuples(
         st.just("workload.objective"), st.sampled_from(["latency", "throughput", "correctness"])
     ),
+    # The hosts the purchase equips, and budgets around what the whole need costs.
+    st.tuples(st.just("platform.hosts"), st.sampled_from([1, 2, 3, 5])),
+    st.tuples(st.just("budget.max_usd"), st.sampled_from([3000.0, 12000.0, 45000.0])),
 )
+
+
+def _within_whole_budget(option: Any, facts: dict[str, Value]) -> bool:
+    """Whether the cards of every host the option needs to serve every wanted job cost
+    at most the budget (worked out here, not by gpuadvisor.engine.wholeneed)."""
+    wanted = int(facts["workload.concurrent_jobs"])  # type: ignore[arg-type]
+    if option.jobs_served >= wanted:
+        return True
+    price = option.sku.price_usd
+    if price is None:
+        return False
+    hosts = -(-wanted // option.jobs_per_host)
+    cards = option.count * option.hosts + (hosts - option.hosts) * option.cards
+    return price * cards <= float(facts["budget.max_usd"]) + 1e-9  # type: ignore[arg-type]
 
 
 def oracle(
@@ -49,7 +66,8 @@ def oracle(
     """(shape, class, first pick's SKU, cards bought, cards kept), from first principles:
     the policy's derived facts worked out afresh, every option judged on every card it
     runs on, pairs ordered by jobs served, then buying nothing, then a priced pick, then
-    a data-parallel job given its cards, then keeping the host's cards, then score."""
+    a data-parallel job given its cards, then keeping the host's cards, then score; the
+    whole need within the budget, over every host it takes, before all of them."""
     policy = rules.policy
     facts = {**facts, **derive_facts(facts, policy, catalog)}
     shape_score = dict.fromkeys(OPTION_SHAPES, 0)
@@ -88,6 +106,8 @@ def oracle(
             )
             order = (
                 top is None,
+                # The whole need within the budget, over every host it takes, first.
+                0 if top is not None and _within_whole_budget(top, facts) else 1,
                 -(top.jobs_served if top else 0),
                 0 if top is not None and top.count == 0 and not short else 1,
                 # A pick on quote ranks after a priced one that serves as many.
@@ -193,6 +213,7 @@ _EXTRA = st.fixed_dictionaries(
         "platform.gpu_slots_total": st.sampled_from([0, 4, 8]),
         "platform.circuit_w": st.sampled_from([0.0, 1800.0]),
         "platform.power_limit_ok": st.booleans(),
+        "platform.hosts": st.sampled_from([1, 1, 2, 4]),
     }
 )
 

@@ -33,8 +33,6 @@ from gpuadvisor.decision.model import (
 )
 from gpuadvisor.decision.purchase import (
     PickContext,
-    capacity_of,
-    counted,
     existing_of,
     make_pick,
     ranking_text,
@@ -42,6 +40,13 @@ from gpuadvisor.decision.purchase import (
     shown_options,
 )
 from gpuadvisor.decision.rejections import Eliminations, alternatives, rejections
+from gpuadvisor.decision.seats import (
+    capacity_of,
+    counted,
+    kept_where,
+    price_words,
+    shortfall_words,
+)
 from gpuadvisor.decision.situation import engine_findings
 from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core, Engine, Outcome
@@ -51,6 +56,7 @@ from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.ranking import cards_wanted, short_of_cards
 from gpuadvisor.engine.sensitivity import Flip, scan
+from gpuadvisor.engine.wholeneed import within_budget
 from gpuadvisor.inputs.profile import Profile
 from gpuadvisor.vocabulary import format_value
 
@@ -97,7 +103,7 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
         need = _number_or_none(facts["workload.vram_need_gib"]) or 0.0
         headroom = format_value(round(top.vram_per_job_gib - need, 2))
         text = (
-            f"Buy nothing: the {top.kept} × {top.sku.name} already in the host "
+            f"Buy nothing: the {top.kept} × {top.sku.name} already in {kept_where(top, facts)} "
             f"{'serves' if top.kept == 1 else 'serve'} {top.jobs_served} of "
             f"{counted(int(wanted), facts)} with {headroom} GiB of memory headroom per job "
             f"and {'meets' if top.kept == 1 else 'meet'} every requirement."
@@ -105,28 +111,24 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
         if short_of_cards(top, facts):  # kept, but fewer cards than the job wants
             built_for = cards_wanted(facts)
             text = (
-                f"Buy nothing yet: the {top.kept} × {top.sku.name} already in the host run "
+                f"Buy nothing yet: the {top.kept} × {top.sku.name} already in "
+                f"{kept_where(top, facts)} run "
                 f"the job on {top.cards_per_job} of the {built_for} cards it is built for, "
                 f"with {headroom} GiB of memory headroom per job; the purchases that give it "
                 "more cards were excluded or ranked below keeping them."
             )
     else:
-        each = " each" if top.count > 1 else ""
+        each = " each" if top.count * top.hosts > 1 else ""
         verb = "Add" if top.action == "add" else "Buy"
         if top.action == "replace":
             verb = "Replace the cards in the host with"
-        total = top.total_price_usd
-        price = "price on quote" if total is None else f"about ${total:,.0f}"
         text = (
             f"{verb} {shape_phrase(top, facts)} "
             f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
-            f"{top.sku.segment} class, {price}): {_reason(core)}."
+            f"{top.sku.segment} class, {price_words(top)}): {_reason(core)}."
         )
     if capacity is not None and capacity.shortfall:
-        text += (
-            f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
-            f"{capacity.hosts_needed} hosts like this serve all {capacity.jobs_wanted:,}."
-        )
+        text += shortfall_words(capacity, top, facts)
     if fix_first:
         first = _lower_first(fix_first[0].title.rstrip("."))
         more = f" and {len(fix_first) - 1} more" if len(fix_first) > 1 else ""
@@ -136,6 +138,7 @@ def _headline(core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | 
 
 def _confidence(core: Core) -> tuple[str, str | None]:
     level, near_tie = _margin_confidence(core)
+    level = _whole_need_cap(core, level)
     top = core.top
     if level == "high" and top is not None and top.count > 0:
         if top.total_price_usd is None:
@@ -151,6 +154,12 @@ def _margin_confidence(core: Core) -> tuple[str, str | None]:
     if core.runner_up is None:
         return "high", None
     top, runner_top = core.top, core.runner_up.ranked[0]
+    if (
+        top is not None
+        and within_budget(top, core.facts)
+        and not within_budget(runner_top, core.facts)
+    ):
+        return "high", None  # the budget for the whole need decided it, not the score
     if top is not None and (
         runner_top.jobs_served < top.jobs_served or (top.count == 0 < runner_top.count)
     ):
@@ -174,6 +183,17 @@ def _margin_confidence(core: Core) -> tuple[str, str | None]:
     return "low", f"{runner} scored {core.runner_up.score:+d} against {core.chosen.score:+d}"
 
 
+def _whole_need_cap(core: Core, level: str) -> str:
+    """At most medium for a pick whose cards for every host needed cost more than the
+    budget while another kind of purchase serves the whole need within it."""
+    top, facts = core.top, core.facts
+    if top is None or level != "high" or within_budget(top, facts):
+        return level
+    if any(p.ranked and within_budget(p.ranked[0], facts) for p in core.pairs):
+        return "medium"
+    return level
+
+
 def describe_outcome(outcome: Outcome) -> str:
     """``shape / class: N × card``, or that nothing fits."""
     top = outcome.top
@@ -186,7 +206,8 @@ def describe_outcome(outcome: Outcome) -> str:
         kept = f" beside the {top.kept} × {top.kept_sku.name} kept"
     elif top.action == "replace":
         kept = ", replacing the cards in the host"
-    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}{kept}"
+    each = f" in each of {top.hosts} hosts" if top.hosts > 1 else ""
+    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}{each}{kept}"
 
 
 def sensitivity_entry(flip: Flip) -> Sensitivity:

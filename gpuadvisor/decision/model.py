@@ -29,19 +29,28 @@ class FactValue(_Out):
 class Capacity(_Out):
     """Jobs (or desktop users) wanted against those the recommended purchase serves."""
 
-    jobs_wanted: int
-    jobs_served: int = Field(description="The whole purchase, kept cards included.")
-    cards: int = Field(description="Cards serving them: bought and kept.")
+    jobs_wanted: int = Field(description="workload.concurrent_jobs, over every host.")
+    jobs_served: int = Field(
+        description="The whole purchase, every host and the kept cards included."
+    )
+    cards: int = Field(description="Cards serving them, in every host: bought and kept.")
+    hosts: int = Field(1, description="Hosts the purchase equips (platform.hosts).")
+    cards_per_host: int = Field(1, description="Cards in each of those hosts.")
     hosts_needed: int = Field(
         description="Hosts of the profile's platform that would serve every wanted job "
-        "with this pick (1 when this one does)."
+        "with this pick (the hosts the purchase equips when it does)."
     )
     shortfall: bool = Field(description="The purchase serves fewer jobs than wanted.")
     hosts_cards_usd: float | None = Field(
         None,
-        description="On a shortfall: the cards of hosts_needed hosts like this one, this "
+        description="On a shortfall: the cards of hosts_needed hosts like these, this "
         "purchase included (None: no shortfall, or priced on quote); compare with "
-        "budget.max_usd, which is for one purchase.",
+        "budget.max_usd, the budget for the whole need.",
+    )
+    whole_need_within_budget: bool | None = Field(
+        None,
+        description="On a shortfall: whether hosts_cards_usd is within budget.max_usd "
+        "(None: no shortfall, or priced on quote).",
     )
     unit: str = Field("jobs", description="What is counted: jobs, or users for VDI.")
     summary: str = Field("", description="The capacity in one sentence.")
@@ -124,14 +133,38 @@ class PickSpeed(_Out):
     )
 
 
+class LineItem(_Out):
+    """One thing bought, over every host: the cards first; sync boards and bridges after."""
+
+    name: str
+    count: int = Field(ge=0, description="How many, over every host the purchase equips.")
+    usd: float | None = Field(description="Their price together; null when on quote.")
+
+
 class Pick(_Out):
     sku: str
     name: str
-    count: int
-    jobs_served: int = Field(1, description="Concurrent jobs this purchase holds at once.")
+    count: int = Field(description="Cards bought for each host (see hosts).")
+    jobs_served: int = Field(
+        1, description="Concurrent jobs this purchase holds at once, over every host."
+    )
     price_usd: float | None = Field(description="Per card; null when the price is on quote.")
-    total_price_usd: float | None
-    energy_cost_usd: float
+    total_price_usd: float | None = Field(
+        description="Every card bought, for every host; null when on quote."
+    )
+    # CONTRACT §7: seats and hosts
+    hosts: int = Field(1, ge=1, description="Identical hosts the pick equips (platform.hosts).")
+    hosts_words: str = Field(
+        "",
+        description="The purchase over its hosts, in words ('1 card in each of 5 "
+        "workstations, 5 cards'); empty for one host.",
+    )
+    line_items: tuple[LineItem, ...] = Field(
+        (),
+        description="What is bought, over every host: the cards first, then sync boards "
+        "and NVLink bridges where the pick needs them; empty when nothing is bought.",
+    )
+    energy_cost_usd: float = Field(description="Electricity over the service life, every host.")
     licence_cost_usd: float = Field(0.0, description="vGPU licences over the service life.")
     licence_edition: str | None = Field(
         None,
@@ -170,15 +203,17 @@ class Pick(_Out):
     )
     headroom_gib: float | None = Field(None, description="usable_vram_gib minus the job's need.")
     slots_total: float | None = Field(
-        None, description="Slot positions all cards occupy (kept cards included)."
+        None, description="Slot positions all cards of one host occupy (kept cards included)."
     )
     action: Literal["new", "add", "replace", "keep"] = "new"
     kept_count: int = Field(0, description="Cards already in the host this option keeps.")
     kept_name: str = Field("", description="Their model.")
-    cards_total: int = Field(1, description="Cards the option runs on: bought and kept.")
+    cards_total: int = Field(
+        1, description="Cards the option runs on in each host: bought and kept."
+    )
     jobs_wanted: int = Field(1, description="workload.concurrent_jobs.")
     board_power_w: float | None = Field(
-        None, description="Board power of every card the option runs on."
+        None, description="Board power of every card the option runs on in one host."
     )
     power_limit_w: float | None = Field(
         None, description="The per-card power limit to set (nvidia-smi -pl) so it fits."

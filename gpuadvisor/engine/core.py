@@ -11,7 +11,9 @@ The procedure, in the order it runs:
    checked against every active constraint rule; an option that a constraint does not
    prove acceptable is eliminated, with that rule recorded.
 3. Each (shape, class) pair that still has options is ranked by what its first option
-   serves: the most wanted jobs served first (capacity comes before preference), then
+   serves: every wanted job within the budget over all the hosts it needs first (the
+   budget is for the whole need), then the most wanted jobs served (capacity comes
+   before preference), then
    cards already in the host that serve as many (buy nothing), then a priced pick before
    one on quote (a price nobody knows cannot be held to the budget), then the score
    (shape score + class score); ties go to the simpler shape, then the cheaper pick.
@@ -40,6 +42,7 @@ from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.engine.ranking import rank_inputs, short_of_cards
 from gpuadvisor.engine.rules import Rule, RuleBase
+from gpuadvisor.engine.wholeneed import whole_need_term
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
 
@@ -135,13 +138,16 @@ def _scores(fired: tuple[Rule, ...]) -> tuple[dict[Shape, int], dict[GpuClass, i
 def pair_order(
     score: int, shape: Shape, gpu_class: GpuClass, top: Option | None, facts: Mapping[str, Value]
 ) -> tuple[float, ...]:
-    """Best pair first: the jobs its first option serves, then buying nothing, then a
-    priced pick before one on quote, then one that gives a data-parallel job the cards
-    it is built for, then one that keeps the cards already in the host before one that
-    replaces them, the score, the simpler shape, the cheaper pick, the class. Keeping
-    cards that give such a job fewer cards than it is built for is not buying nothing."""
+    """Best pair first: one whose first option serves every wanted job within the budget
+    over all the hosts it needs (:mod:`gpuadvisor.engine.wholeneed`), then the jobs its
+    first option serves, then buying nothing, then a priced pick before one on quote,
+    then one that gives a data-parallel job the cards it is built for, then one that
+    keeps the cards already in the host before one that replaces them, the score, the
+    simpler shape, the cheaper pick, the class. Keeping cards that give such a job fewer
+    cards than it is built for is not buying nothing."""
     if top is None:
         return (
+            1.0,
             0.0,
             1.0,
             1.0,
@@ -155,6 +161,7 @@ def pair_order(
     cost = lifecycle_cost_usd(top, facts)
     short = short_of_cards(top, facts)
     return (
+        whole_need_term(top, facts),
         -top.jobs_served,
         0.0 if top.count == 0 and not short else 1.0,
         1.0 if top.total_price_usd is None else 0.0,
