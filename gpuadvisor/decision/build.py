@@ -43,6 +43,7 @@ from gpuadvisor.decision.rejections import Eliminations, alternatives, rejection
 from gpuadvisor.decision.seats import (
     capacity_of,
     counted,
+    host_power_assumptions,
     kept_where,
     price_words,
     shortfall_words,
@@ -343,6 +344,7 @@ def decide(
             },
             "assumptions": ASSUMPTIONS
             + unstated_platform(profile)
+            + host_power_assumptions(core.facts, engine.rules.policy)
             + market_assumptions(
                 (option for _, option in shown),
                 core.active_constraints,

@@ -117,10 +117,10 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
     top = core.top
     if top is None or not pairs:
         return None
-    over = _over_whole_budget(core, top, pairs)
+    best = max(p.ranked[0].jobs_served for p in pairs)
+    over = _over_whole_budget(core, top, pairs) if best >= top.jobs_served else None
     if over is not None:
         return over
-    best = max(p.ranked[0].jobs_served for p in pairs)
     if best < top.jobs_served:
         jobs = core.facts["workload.concurrent_jobs"]
         plain = isinstance(jobs, (int, float)) and not isinstance(jobs, bool)
@@ -143,8 +143,9 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
 
 
 def _over_whole_budget(core: Core, top: Option, pairs: list[PairResult]) -> str | None:
-    """Why these pairs lost when the chosen option serves the whole need within the
-    budget, over every host it needs, and none of their best options does."""
+    """Why these pairs lost when their best options serve as many jobs as the chosen
+    one or more, but the chosen serves the whole need within the budget, over every
+    host it needs, and none of them does."""
     facts = core.facts
     if not within_budget(top, facts) or any(within_budget(p.ranked[0], facts) for p in pairs):
         return None

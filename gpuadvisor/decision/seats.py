@@ -15,6 +15,7 @@ from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.wholeneed import (
     hosts_needed,
     jobs_wanted,
@@ -22,6 +23,7 @@ from gpuadvisor.engine.wholeneed import (
     whole_need_usd,
     within_budget,
 )
+from gpuadvisor.vocabulary import format_value
 
 
 def units(facts: Mapping[str, Value]) -> tuple[str, str]:
@@ -193,4 +195,38 @@ def shortfall_words(capacity: Capacity, top: Option, facts: Mapping[str, Value])
     return (
         text + f", about ${cost:,.0f} in cards against a budget of ${budget:,.0f}: the "
         f"budget is ${cost - budget:,.0f} short of the whole need."
+    )
+
+
+def host_power_assumptions(facts: Mapping[str, Value], policy: Policy) -> tuple[str, ...]:
+    """The assumption the circuit and power-supply checks rest on where the profile
+    leaves the host's own draw unstated (``platform.cpu_w``, ``platform.system_w``), for
+    the checks that take it off: a stated circuit or a stated supply rating."""
+    cpu, rest = facts.get("platform.cpu_w"), facts.get("platform.system_w")
+    circuit, supply = facts.get("platform.circuit_w"), facts.get("platform.psu_w")
+    uses = [
+        name
+        for name, stated in (("wall circuit", circuit), ("power supply's rating", supply))
+        if isinstance(stated, (int, float)) and stated > 0
+    ]
+    if not uses or (cpu is not None and rest is not None):
+        return ()
+    power = policy.power
+    sockets = int(number(facts, "platform.cpu_sockets"))
+    parts = []
+    if cpu is None:
+        per = format_value(power.cpu_w_per_socket)
+        each = f", {per} W per socket" if sockets > 1 else ""
+        parts.append(f"{format_value(power.cpu_w_per_socket * sockets)} W for the CPUs{each}")
+    if rest is None:
+        parts.append(f"{format_value(power.system_w)} W for the board, memory, drives and fans")
+    total = format_value(number(facts, "platform.host_draw_w"))
+    missing = [name for name, value in (("cpu_w", cpu), ("system_w", rest)) if value is None]
+    unstated = " and ".join(f"platform.{name}" for name in missing)
+    checks = " and the ".join(uses)
+    return (
+        f"The host's own draw beside the GPUs: {unstated} "
+        f"{'was' if len(missing) == 1 else 'were'} not stated, so the {checks} "
+        f"check{'s assume' if len(uses) > 1 else ' assumes'} {' and '.join(parts)} "
+        f"(rules/_policy.toml): {total} W in all before the GPUs.",
     )

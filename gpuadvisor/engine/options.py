@@ -25,6 +25,7 @@ from gpuadvisor.engine.capacity import (
     usable_gib,
 )
 from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Action, Option
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.inputs.catalog import Sku
@@ -202,7 +203,7 @@ def sku_options(
     They depend only on this SKU's row of the plan and the plan's counts (what a memo
     keys a block of them on). ``maker`` makes them (a memo's, which shares equal options
     between blocks; else one of their own)."""
-    make = _OverHosts(OptionMaker() if maker is None else maker, plan)
+    make = OverHosts(OptionMaker() if maker is None else maker, *_spread(plan))
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     base: Action = "replace" if existing else "new"
     per_card, usable, basis, job = fit_row
@@ -295,7 +296,7 @@ def _added(
     fit_row: FitRow,
     plan: Plan,
     kept_sku: Sku,
-    make: _OverHosts,
+    make: OverHosts,
 ) -> list[Option]:
     """Cards of ``sku`` added beside the kept ones, for independent jobs (any card that
     holds a job works beside them)."""
@@ -337,7 +338,7 @@ def kept_options(plan: Plan, kept_sku: Sku, maker: OptionMaker | None = None) ->
     """Keeping the host's cards (buying nothing), and adding cards of their model for
     one job over cards (data-parallel or a split model); ``maker`` as in
     :func:`sku_options`."""
-    make = _OverHosts(OptionMaker() if maker is None else maker, plan)
+    make = OverHosts(OptionMaker() if maker is None else maker, *_spread(plan))
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     kept, _, kept_fit = existing
     assert isinstance(kept, int) and isinstance(kept_fit, tuple)
@@ -393,113 +394,6 @@ def kept_options(plan: Plan, kept_sku: Sku, maker: OptionMaker | None = None) ->
                 )
             )
     return options
-
-
-class OptionMaker:
-    """Makes options, one object per distinct option: what a memo holds so that the same
-    option in blocks of different plans shares its facts and judged cards."""
-
-    __slots__ = ("_made",)
-
-    def __init__(self) -> None:
-        self._made: dict[tuple[object, ...], Option] = {}
-
-    def option(
-        self,
-        shape: Shape,
-        sku: Sku,
-        count: int,
-        vram_per_job_gib: float,
-        jobs_served: int,
-        *,
-        kept: int = 0,
-        kept_sku: Sku | None = None,
-        cards_per_job: int = 1,
-        action: Action = "new",
-        hosts: int = 1,
-        jobs_per_host: int | None = None,
-    ) -> Option:
-        kept_id = kept_sku.id if kept_sku is not None else ""
-        key: tuple[object, ...] = (
-            shape,
-            sku.id,
-            count,
-            vram_per_job_gib,
-            jobs_served,
-            kept,
-            kept_id,
-            cards_per_job,
-            action,
-            hosts,
-            jobs_per_host,
-        )
-        found = self._made.get(key)
-        if found is None:
-            found = self._made[key] = Option(
-                shape,
-                sku,
-                count,
-                vram_per_job_gib,
-                jobs_served,
-                kept=kept,
-                kept_sku=kept_sku,
-                cards_per_job=cards_per_job,
-                action=action,
-                hosts=hosts,
-                jobs_per_host=jobs_per_host,
-            )
-        return found
-
-    def __len__(self) -> int:
-        return len(self._made)
-
-    def clear(self) -> None:
-        self._made.clear()
-
-
-class _OverHosts:
-    """An :class:`OptionMaker` for one plan's hosts: each option is made with the jobs
-    one host's cards serve, and serves the wanted jobs spread over every host."""
-
-    __slots__ = ("_hosts", "_make", "_wanted")
-
-    def __init__(self, make: OptionMaker, plan: Plan) -> None:
-        self._make = make
-        self._hosts, self._wanted = _spread(plan)
-
-    def option(
-        self,
-        shape: Shape,
-        sku: Sku,
-        count: int,
-        vram_per_job_gib: float,
-        host_jobs: int,
-        *,
-        kept: int = 0,
-        kept_sku: Sku | None = None,
-        cards_per_job: int = 1,
-        action: Action = "new",
-    ) -> Option:
-        """The option of ``count`` cards per host whose cards serve ``host_jobs`` jobs
-        in each host."""
-        hosts = self._hosts
-        if hosts == 1:
-            served, per_host = host_jobs, None
-        else:
-            served, per_host = min(self._wanted, host_jobs * hosts), host_jobs
-        return self._make.option(
-            shape,
-            sku,
-            count,
-            vram_per_job_gib,
-            served,
-            kept=kept,
-            kept_sku=kept_sku,
-            cards_per_job=cards_per_job,
-            action=action,
-            hosts=hosts,
-            jobs_per_host=per_host,
-        )
 
 
 def options_of_plan(skus: tuple[Sku, ...], plan: Plan) -> list[Option]:

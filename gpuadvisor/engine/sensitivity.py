@@ -21,6 +21,7 @@ from typing import Literal, NamedTuple
 from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import FACTS_BY_NAME
+from gpuadvisor.engine.wholeneed import jobs_wanted, needs_whole_inputs, whole_need_usd
 
 #: Inputs scanned, in the order reported.
 NUMERIC_INPUTS = (
@@ -152,8 +153,12 @@ def _grid(
         values = sizes | {s + 0.5 for s in sizes} | {s * 0.9 for s in sizes}
     elif name == "budget.max_usd":
         options = engine.memo.option_set(facts).options
-        # Options on quote have no total: no price step to find.
+        # Options on quote have no total: no price step to find. An option serving
+        # fewer jobs than wanted also steps where the cards of every host it needs fit.
         totals = {t for o in options if (t := o.total_price_usd) is not None}
+        if needs_whole_inputs(facts):
+            wanted = jobs_wanted(facts)
+            totals |= {t for o in options if (t := whole_need_usd(o, wanted)) is not None}
         values = totals | {t - 1 for t in totals if t > 1}
     elif name in ("platform.psu_headroom_w", "platform.psu_w"):
         powers = {o.total_power_w for o in engine.memo.option_set(facts).options}
