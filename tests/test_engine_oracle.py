@@ -10,6 +10,7 @@ the memo is as warm as in a long-running process.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,10 @@ def _within_whole_budget(option: Any, facts: dict[str, Value]) -> bool:
     price = option.sku.price_usd
     if price is None:
         return False
-    hosts = -(-wanted // option.jobs_per_host)
-    cards = option.count * option.hosts + (hosts - option.hosts) * option.cards
+    # Each further job takes this purchase's cards per job, rounded up at the end.
+    cards_per_job = option.cards / option.jobs_per_host
+    further = math.ceil((wanted - option.jobs_served) * cards_per_job - 1e-9)
+    cards = option.count * option.hosts + further
     return price * cards <= float(facts["budget.max_usd"]) + 1e-9  # type: ignore[arg-type]
 
 

@@ -101,8 +101,10 @@ def test_capacity_is_stated_and_agrees_with_itself(name: str) -> None:
             assert capacity.hosts_cards_usd is None
             assert "priced on quote" in capacity.summary
         else:
-            more = capacity.hosts_needed - capacity.hosts
-            others = more * top.cards_total * top.price_usd
+            # The further hosts' jobs take this purchase's cards per job, rounded up.
+            per_host = capacity.jobs_served / capacity.hosts
+            more = capacity.jobs_wanted - capacity.jobs_served
+            others = math.ceil(more * top.cards_total / per_host - 1e-9) * top.price_usd
             assert capacity.hosts_cards_usd == pytest.approx(top.total_price_usd + others)
             assert f"${capacity.hosts_cards_usd:,.0f} in cards" in capacity.summary
     else:

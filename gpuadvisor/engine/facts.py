@@ -236,6 +236,8 @@ def build_facts(
         values[name] = value
         sources[name] = "rules/_policy.toml"
     sources["workload.jobs_per_host"] = "profile"  # the profile's jobs over its hosts
+    if not values["platform.psu_w"]:  # the profile's own psu_headroom_w
+        sources["platform.gpu_power_available_w"] = "profile"
     if values["host.gpu_catalog_sku"] is not None:
         sources["host.gpu_catalog_sku"] = "catalog"
     if values["host.gpu_usable_gib"] is not None:

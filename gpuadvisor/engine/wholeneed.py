@@ -44,20 +44,29 @@ def hosts_needed(option: Option, wanted: int) -> int:
     return max(option.hosts, math.ceil(wanted / option.jobs_per_host))
 
 
+def further_cards(option: Option, wanted: int) -> int:
+    """Cards of the option's model that the wanted jobs beyond this purchase take, in
+    further hosts like these: as many as this purchase's cards per job, rounded up (the
+    last host gets only what its jobs need; a split model or a data-parallel job its
+    whole group, a shared card its share)."""
+    remaining = wanted - option.jobs_served
+    if remaining <= 0 or option.jobs_per_host < 1:
+        return 0
+    return math.ceil(remaining * option.cards / option.jobs_per_host - 1e-9)
+
+
 def whole_need_usd(option: Option, wanted: int) -> float | None:
-    """The cards of every host needed (:func:`hosts_needed`): this purchase, and every
-    card of the option bought new for each further host (cards kept in the hosts the
-    purchase equips are only there); None when the card is priced on quote."""
+    """The cards of every host needed (:func:`hosts_needed`): this purchase, and the
+    cards the further hosts' jobs take (:func:`further_cards`, bought new: cards kept in
+    the hosts the purchase equips are only there); None when priced on quote."""
     here = option.total_price_usd
-    price = option.sku.price_usd
-    more = hosts_needed(option, wanted) - option.hosts
     if here is None:
         return None
-    if more <= 0:
+    more = further_cards(option, wanted)
+    if more == 0:
         return here
-    if price is None:
-        return None
-    return round(here + more * option.cards * price, 2)
+    price = option.sku.price_usd
+    return None if price is None else round(here + more * price, 2)
 
 
 def whole_need_floor_usd(option: Option, wanted: int) -> float | None:
@@ -67,9 +76,8 @@ def whole_need_floor_usd(option: Option, wanted: int) -> float | None:
     floor = option.sku.price_floor_usd
     if floor is None or option.count == 0:
         return None
-    hosts = hosts_needed(option, wanted)
-    more = hosts - option.hosts
-    return round(floor * (option.count * option.hosts + max(0, more) * option.cards), 2)
+    bought = option.count * option.hosts + further_cards(option, wanted)
+    return round(floor * bought, 2)
 
 
 def needs_whole_inputs(facts: Mapping[str, Value]) -> bool:
