@@ -145,13 +145,30 @@ def test_an_l4_fits_the_75_w_slot_it_is_built_for(tmp_path: Path) -> None:
     assert decision.picks[0].power_limit_w is None
 
 
-def test_the_margin_still_holds_cards_on_auxiliary_power(tmp_path: Path) -> None:
-    """The control: with 140 W left, a 130 W card (auxiliary cable) keeps the margin
-    (126 W) and is excluded; the slot-powered cards stay."""
-    text = _EDGE.replace("psu_headroom_w = 75 ", "psu_headroom_w = 140").replace(
-        "max_gpu_slot_width = 1", "max_gpu_slot_width = 2"
+def test_two_slot_powered_cards_share_the_power_left_and_others_keep_the_margin(
+    tmp_path: Path,
+) -> None:
+    """Two L4 (144 W) fit the 150 W left for GPUs, where the margin would allow 135 W;
+    the control: a card on an auxiliary cable keeps the margin (every such option
+    within 90 % of the power left)."""
+    text = (
+        _EDGE.replace("psu_headroom_w = 75 ", "psu_headroom_w = 150")
+        .replace("gpu_count_max = 1", "gpu_count_max = 2")
+        .replace("vram_need_gib = 16.0", "vram_need_gib = 16.0\nconcurrent_jobs = 2")
+        .replace("max_usd = 4000.0", "max_usd = 6000.0")
     )
     decision = _advise(tmp_path, text)
-    assert decision.picks
-    for pick in decision.picks:
-        assert pick.tdp_w <= 75.0 or pick.tdp_w <= 126.0
+    assert (decision.picks[0].sku, decision.picks[0].count) == ("l4", 2)
+    assert decision.picks[0].board_power_w == 144.0 and decision.picks[0].power_limit_w is None
+    engine = Engine(CATALOG, load_rules())
+    core = engine.run(build_facts(parse_profile(text), CATALOG).values)
+    eliminated = 0
+    for verdict in core.verdicts:
+        eliminated |= verdict.mask
+    alive = core.options.full & ~eliminated
+    cabled = [
+        o
+        for i, o in enumerate(core.options.options)
+        if alive >> i & 1 and any(s.tdp_w > 75 for s in o.skus)
+    ]
+    assert all(o.total_power_w <= 135.0 for o in cabled)
