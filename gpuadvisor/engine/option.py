@@ -185,7 +185,6 @@ OPTION_FACTS: dict[str, Callable[[Option], Value]] = {
     "option.total_slots": lambda o: o.total_slots,
     "option.open_air_cards": lambda o: o.open_air_cards,
     "option.jobs_served": lambda o: o.jobs_served,
-    "option.hosts": lambda o: o.hosts,
     "option.cards_per_job": lambda o: o.cards_per_job,
     "option.mixed_models": lambda o: len(o.skus) > 1,
 }

@@ -182,6 +182,14 @@ def _spread(plan: Plan) -> tuple[int, int]:
     return hosts, wanted
 
 
+def _maker(maker: OptionMaker | None, plan: Plan) -> OptionMaker | OverHosts:
+    """What makes a plan's options: ``maker`` (else one of their own), through the
+    plan's hosts when there are several (one host: its options serve its own jobs)."""
+    make = OptionMaker() if maker is None else maker
+    hosts, wanted = _spread(plan)
+    return make if hosts == 1 else OverHosts(make, hosts, wanted)
+
+
 def kept_model(skus: tuple[Sku, ...], plan: Plan) -> Sku | None:
     """The catalog entry of the host's cards when options can keep them."""
     existing = plan[0][5]
@@ -203,7 +211,7 @@ def sku_options(
     They depend only on this SKU's row of the plan and the plan's counts (what a memo
     keys a block of them on). ``maker`` makes them (a memo's, which shares equal options
     between blocks; else one of their own)."""
-    make = OverHosts(OptionMaker() if maker is None else maker, *_spread(plan))
+    make = _maker(maker, plan)
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     base: Action = "replace" if existing else "new"
     per_card, usable, basis, job = fit_row
@@ -296,7 +304,7 @@ def _added(
     fit_row: FitRow,
     plan: Plan,
     kept_sku: Sku,
-    make: OverHosts,
+    make: OptionMaker | OverHosts,
 ) -> list[Option]:
     """Cards of ``sku`` added beside the kept ones, for independent jobs (any card that
     holds a job works beside them)."""
@@ -338,7 +346,7 @@ def kept_options(plan: Plan, kept_sku: Sku, maker: OptionMaker | None = None) ->
     """Keeping the host's cards (buying nothing), and adding cards of their model for
     one job over cards (data-parallel or a split model); ``maker`` as in
     :func:`sku_options`."""
-    make = OverHosts(OptionMaker() if maker is None else maker, *_spread(plan))
+    make = _maker(maker, plan)
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     kept, _, kept_fit = existing
     assert isinstance(kept, int) and isinstance(kept_fit, tuple)

@@ -84,13 +84,6 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
         source="option",
     ),
     FactSpec(
-        "option.hosts",
-        "number",
-        "Identical hosts the purchase equips, each with the option's cards (platform.hosts).",
-        scope="option",
-        source="option",
-    ),
-    FactSpec(
         "option.cards_per_job",
         "number",
         "Cards one job spans (1, or the cards of a split model or data-parallel job).",
