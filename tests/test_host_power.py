@@ -101,6 +101,7 @@ def test_a_supply_rating_and_a_headroom_together_are_refused() -> None:
         parse_profile(_WORKSTATION.format(power="psu_w = 1000\npsu_headroom_w = 600"), "p.toml")
     assert raised.value.field == "platform"
     assert "psu_w" in str(raised.value) and "psu_headroom_w" in str(raised.value)
+    assert "delete the other line" in (raised.value.hint or "")  # templates write both
 
 
 def test_the_assumed_host_draw_is_stated_in_the_report(tmp_path: Path) -> None:

@@ -227,8 +227,8 @@ class Platform(_Section):
         ge=0,
         le=100_000,
         description="The power supply's rating in W, when that is what is known rather "
-        "than the power left for GPUs: the GPUs then get it less the host's own draw "
-        "(cpu_w and system_w). 0 = not stated (psu_headroom_w is the power for GPUs).",
+        "than the power left for GPUs: state it instead of psu_headroom_w, and the GPUs get "
+        "it less the host's own draw (cpu_w and system_w). 0 = not stated.",
     )
     cpu_w: float | None = Field(
         None,
@@ -315,6 +315,12 @@ def _special(error: Any) -> tuple[str, str | None] | None:
         return (
             f"unsupported schema {error['input']!r}",
             f"this gpuadvisor reads '{PROFILE_SCHEMA}'",
+        )
+    if error["type"] == "value_error" and loc == ("platform",) and "psu_w" in error["msg"]:
+        return (
+            str(error["ctx"]["error"]),
+            "keep the one you know and delete the other line (a template or `ask` writes "
+            "psu_headroom_w with its default)",
         )
     if error["type"] == "tuple_type":
         return 'Input should be a list of names, like ["Ansys Fluent"]', None
