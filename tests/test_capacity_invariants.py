@@ -40,6 +40,8 @@ platform_extra = st.fixed_dictionaries(
         "gpu_slots_total": st.sampled_from([0, 0, 2, 4, 6, 8, 12]),
         "circuit_w": st.sampled_from([0.0, 0.0, 1800.0, 2400.0]),
         "power_limit_ok": st.booleans(),
+        "hosts": st.sampled_from([1, 1, 1, 2, 3]),
+        "cpu_w": st.sampled_from([None, None, 350.0]),
     }
 )
 workload_extra = st.fixed_dictionaries(
@@ -89,11 +91,9 @@ def check(profile: Profile, decision: Decision) -> None:
     slots = plat.gpu_slots_total or POLICY.default_slots(
         plat.chassis, plat.gpu_count_max, plat.max_gpu_slot_width
     )
-    budgets = [POLICY.psu_budget_w(plat.psu_headroom_w)]
-    circuit = POLICY.circuit_budget_w(plat.circuit_w)
-    if circuit is not None:
-        budgets.append(circuit)
-    allowed = min(budgets)
+    host_w = POLICY.host_draw_w(plat.cpu_w, plat.system_w, plat.cpu_sockets)
+    available = POLICY.gpu_power_available_w(plat.psu_headroom_w, plat.psu_w, host_w)
+    circuit = POLICY.circuit_budget_w(plat.circuit_w, host_w)
     r = decision.recommendation
     if not decision.picks:
         assert r.capacity is None
@@ -102,6 +102,12 @@ def check(profile: Profile, decision: Decision) -> None:
         assert pick.cards_total <= plat.gpu_count_max
         assert pick.slots_total is not None and pick.slots_total <= slots + 1e-9
         assert pick.board_power_w is not None
+        # Cards powered from the slot alone keep no margin for spikes (FIT-003).
+        slot = pick.tdp_w <= POLICY.power.slot_power_w and not pick.kept_count
+        budgets = [available if slot else POLICY.psu_budget_w(available)]
+        if circuit is not None:
+            budgets.append(circuit)
+        allowed = min(budgets)
         if pick.power_limit_w is None:
             assert pick.board_power_w <= allowed + 1e-6
         else:
@@ -120,8 +126,14 @@ def check(profile: Profile, decision: Decision) -> None:
     top = decision.picks[0]
     assert capacity.jobs_served == top.jobs_served <= capacity.jobs_wanted == work.concurrent_jobs
     assert capacity.shortfall == (capacity.jobs_served < capacity.jobs_wanted)
-    assert capacity.hosts_needed == math.ceil(capacity.jobs_wanted / max(capacity.jobs_served, 1))
-    assert capacity.cards == top.cards_total
+    assert capacity.hosts == top.hosts == plat.hosts
+    if capacity.shortfall:  # every host serves as many: the cards of one serve the share
+        per_host = capacity.jobs_served // capacity.hosts
+        assert per_host * capacity.hosts == capacity.jobs_served
+        assert capacity.hosts_needed == math.ceil(capacity.jobs_wanted / per_host)
+    else:
+        assert capacity.hosts_needed == capacity.hosts
+    assert capacity.cards == top.cards_total * top.hosts
     assert (r.action == "keep") == (top.count == 0)
     assert decision.enough is not None
     cheap, top_total = decision.enough.pick.total_price_usd, top.total_price_usd

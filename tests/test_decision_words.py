@@ -60,7 +60,11 @@ def test_capacity_decides_the_class_and_the_headline_says_so() -> None:
     decision = _example("four-gpu-tower")
     headline = decision.recommendation.headline
     assert decision.scores["class"]["consumer"] > decision.scores["class"]["professional"]
-    assert "it serves all 4 jobs, where the best consumer option serves 2" in headline
+    # The runner-up (by the engine's order: the whole need within the budget first) is
+    # named; the consumer class lost on capacity, which its rejection says.
+    assert "it serves all 4 jobs, where the best " in headline
+    consumer = next(r for r in decision.rejected if r.option == "consumer")
+    assert "its best option serves 2 of 4 jobs" in consumer.reason, consumer.reason
     assert _title(decision, "JOBS-001").lower().rstrip(".") not in headline.lower()
 
 

@@ -10,6 +10,7 @@ the memo is as warm as in a long-running process.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,26 @@ CHANGES = st.one_of(
     st.tuples(
         st.just("workload.objective"), st.sampled_from(["latency", "throughput", "correctness"])
     ),
+    # The hosts the purchase equips, and budgets around what the whole need costs.
+    st.tuples(st.just("platform.hosts"), st.sampled_from([1, 2, 3, 5])),
+    st.tuples(st.just("budget.max_usd"), st.sampled_from([3000.0, 12000.0, 45000.0])),
 )
+
+
+def _within_whole_budget(option: Any, facts: dict[str, Value]) -> bool:
+    """Whether the cards of every host the option needs to serve every wanted job cost
+    at most the budget (worked out here, not by gpuadvisor.engine.wholeneed)."""
+    wanted = int(facts["workload.concurrent_jobs"])  # type: ignore[arg-type]
+    if option.jobs_served >= wanted:
+        return True
+    price = option.sku.price_usd
+    if price is None:
+        return False
+    # Each further job takes this purchase's cards per job, rounded up at the end.
+    cards_per_job = option.cards / option.jobs_per_host
+    further = math.ceil((wanted - option.jobs_served) * cards_per_job - 1e-9)
+    cards = option.count * option.hosts + further
+    return price * cards <= float(facts["budget.max_usd"]) + 1e-9  # type: ignore[arg-type]
 
 
 def oracle(
@@ -49,9 +69,10 @@ def oracle(
 ) -> tuple[str, str, str | None, int, int]:
     """(shape, class, first pick's SKU, cards bought, cards kept), from first principles:
     the policy's derived facts worked out afresh, every option judged on every card it
-    runs on, pairs ordered by the latency target met, jobs served, then buying nothing,
-    then a current card before a stale one, then a priced pick, then a data-parallel job
-    given its cards, then keeping the host's cards, then score."""
+    runs on, pairs ordered by the latency target met, then the whole need within the
+    budget over every host it takes, jobs served, then buying nothing, then a current card
+    before a stale one, then a priced pick, then a data-parallel job given its cards,
+    then keeping the host's cards, then score."""
     policy = rules.policy
     facts = {**facts, **derive_facts(facts, policy, catalog)}
     shape_score = dict.fromkeys(OPTION_SHAPES, 0)
@@ -92,6 +113,8 @@ def oracle(
                 top is None,
                 # A stated latency target: a pick that misses it after one that meets it.
                 top is not None and meets_target(top, facts, policy) is False,
+                # The whole need within the budget, over every host it takes, first.
+                0 if top is not None and _within_whole_budget(top, facts) else 1,
                 -(top.jobs_served if top else 0),
                 0 if top is not None and top.count == 0 and not short else 1,
                 # A card of unknown availability, old for a long service, after a current one.
@@ -201,6 +224,7 @@ _EXTRA = st.fixed_dictionaries(
         "platform.gpu_slots_total": st.sampled_from([0, 4, 8]),
         "platform.circuit_w": st.sampled_from([0.0, 1800.0]),
         "platform.power_limit_ok": st.booleans(),
+        "platform.hosts": st.sampled_from([1, 1, 2, 4]),
     }
 )
 

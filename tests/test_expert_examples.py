@@ -47,9 +47,13 @@ def test_every_pick_fits_the_chassis_and_holds_the_job(name: str) -> None:
     slots = plat.gpu_slots_total or POLICY.default_slots(
         plat.chassis, plat.gpu_count_max, plat.max_gpu_slot_width
     )
-    budget_w = POLICY.psu_budget_w(plat.psu_headroom_w)
-    circuit_w = POLICY.circuit_budget_w(plat.circuit_w)
+    host_w = POLICY.host_draw_w(plat.cpu_w, plat.system_w, plat.cpu_sockets)
+    available = POLICY.gpu_power_available_w(plat.psu_headroom_w, plat.psu_w, host_w)
+    circuit_w = POLICY.circuit_budget_w(plat.circuit_w, host_w)
     for pick in decision.picks:
+        # Cards powered from the slot alone keep no margin for spikes (FIT-003).
+        slot = pick.tdp_w <= POLICY.power.slot_power_w and not pick.kept_count
+        budget_w = available if slot else POLICY.psu_budget_w(available)
         assert pick.cards_total <= plat.gpu_count_max, pick.why
         assert pick.slots_total is not None and pick.slots_total <= slots, pick.why
         assert pick.board_power_w is not None
@@ -76,19 +80,31 @@ def test_capacity_is_stated_and_agrees_with_itself(name: str) -> None:
     assert capacity is not None and decision.picks
     top = decision.picks[0]
     assert capacity.jobs_served == top.jobs_served <= capacity.jobs_wanted
-    assert capacity.cards == top.cards_total
+    # Cards and jobs count every host the purchase equips; a pick's cards are one host's.
+    assert capacity.hosts == top.hosts
+    assert capacity.cards_per_host == top.cards_total
+    assert capacity.cards == top.cards_total * top.hosts
     assert capacity.shortfall == (capacity.jobs_served < capacity.jobs_wanted)
-    assert capacity.hosts_needed == math.ceil(capacity.jobs_wanted / capacity.jobs_served)
+    if not capacity.shortfall:
+        assert capacity.hosts_needed == capacity.hosts
+    else:
+        per_host = capacity.jobs_served / capacity.hosts
+        assert capacity.hosts_needed == math.ceil(capacity.jobs_wanted / per_host)
     if capacity.shortfall:
         finding = next(f for f in decision.findings if f.rule == "ENGINE-CAPACITY-001")
         assert f"{capacity.jobs_served} of {capacity.jobs_wanted:,}" in finding.evidence
-        assert f"{capacity.hosts_needed} hosts" in decision.recommendation.headline
-        # What serving every job costs in cards, beside the budget of one purchase.
+        nouns = ("hosts", "workstations", "servers")
+        headline = decision.recommendation.headline
+        assert any(f"{capacity.hosts_needed} {noun}" in headline for noun in nouns), headline
+        # What serving every job costs in cards, beside the budget for the whole need.
         if top.price_usd is None or top.total_price_usd is None:
             assert capacity.hosts_cards_usd is None
             assert "priced on quote" in capacity.summary
         else:
-            others = (capacity.hosts_needed - 1) * top.cards_total * top.price_usd
+            # The further hosts' jobs take this purchase's cards per job, rounded up.
+            per_host = capacity.jobs_served / capacity.hosts
+            more = capacity.jobs_wanted - capacity.jobs_served
+            others = math.ceil(more * top.cards_total / per_host - 1e-9) * top.price_usd
             assert capacity.hosts_cards_usd == pytest.approx(top.total_price_usd + others)
             assert f"${capacity.hosts_cards_usd:,.0f} in cards" in capacity.summary
     else:

@@ -341,10 +341,10 @@ RULE_VALUES: dict[str, tuple[str, str, str, str | None]] = {
     ),
     "unknown-key": ("references = |referencs = ", "referencs", "unknown key", "references"),
     "unknown-fact": (
-        "workload.concurrent_jobs|workload.concurent_jobs",
+        "workload.jobs_per_host|workload.jobs_per_hots",
         "when",
         "unknown fact",
-        "workload.concurrent_jobs",
+        "workload.jobs_per_host",
     ),
     "enum-literal-misspelt": (
         "when = \"|when = \"workload.kind == 'trainig' and ",

@@ -36,7 +36,10 @@ def test_partial_scale_out_is_weighed(test_catalog: Catalog, rulebase: RuleBase)
     assert (r.shape, r.gpu_count) == ("two-independent-jobs", 3)
     assert r.capacity is not None and r.capacity.shortfall
     assert (r.capacity.jobs_served, r.capacity.hosts_needed) == (3, 2)
-    assert "serves 3 of 4 jobs: 2 hosts like this serve all 4" in r.headline
+    assert "serves 3 of 4 jobs: 2 servers like this serve all 4" in r.headline
+    # Four cards for both servers ($9,000: the second holds the one job left) are over
+    # the budget: the headline says so.
+    assert "about $9,000 in cards against a budget of $7,000" in r.headline
 
 
 def test_one_card_that_holds_every_desktop_is_one_card(

@@ -99,16 +99,25 @@ def test_power_examples(example: object) -> None:
     from gpuadvisor.engine.policy import PowerExample
 
     assert isinstance(example, PowerExample)
+    host = POLICY.host_draw_w(example.cpu_w, example.system_w, example.cpu_sockets)
+    available = POLICY.gpu_power_available_w(example.psu_headroom_w, example.psu_w, host)
     cut = POLICY.power_cut(
         example.board_w,
-        POLICY.psu_budget_w(example.psu_headroom_w),
-        POLICY.circuit_budget_w(example.circuit_w),
+        POLICY.psu_budget_w(available),
+        POLICY.circuit_budget_w(example.circuit_w, host),
     )
     assert cut == pytest.approx(example.cut, abs=1e-3)
 
 
 def test_a_fifteen_amp_circuit_leaves_about_a_kilowatt_for_gpus() -> None:
     assert POLICY.circuit_budget_w(1800.0) == pytest.approx(1800 * 0.8 * 0.9 - 250)
+    # 1,440 W for everything: a stated 350 W CPU and 150 W beside it come off first.
+    assert POLICY.circuit_budget_w(1800.0, POLICY.host_draw_w(350.0, 150.0)) == pytest.approx(
+        1800 * 0.8 * 0.9 - 500
+    )
+    assert POLICY.host_draw_w(sockets=2) == pytest.approx(400.0)
+    assert POLICY.gpu_power_available_w(800.0, 1000.0, 250.0) == 750.0
+    assert POLICY.gpu_power_available_w(800.0, 0.0, 250.0) == 800.0
     assert POLICY.circuit_budget_w(0.0) is None
     assert POLICY.speed_kept(0.2) == pytest.approx(0.95)
 

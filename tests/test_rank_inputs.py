@@ -29,6 +29,8 @@ VARIED: dict[str, list[Value]] = {
     "requirements.certified_drivers": [True, False],
     "requirements.vgpu_edition": ["none", "vpc", "vws", "vcs"],
     "workload.concurrent_jobs": [1, 7, 40],
+    "budget.max_usd": [2000.0, 9000.0, 60000.0],
+    "platform.hosts": [1, 2, 5],
 }
 
 
@@ -59,6 +61,16 @@ def test_the_inputs_hold_what_the_case_reads() -> None:
     licensed = {**facts, "requirements.vgpu": True}
     assert rank_inputs({**licensed, "requirements.vgpu_edition": "vpc"}) != rank_inputs(
         {**licensed, "requirements.vgpu_edition": "vws"}
+    )
+    # The budget for the whole need is read where an option may serve fewer jobs than
+    # wanted (more jobs than hosts), and only there.
+    short = {**facts, "workload.concurrent_jobs": 8, "platform.hosts": 1}
+    assert rank_inputs({**short, "budget.max_usd": 4000.0}) != rank_inputs(
+        {**short, "budget.max_usd": 9000.0}
+    )
+    served = {**facts, "workload.concurrent_jobs": 2, "platform.hosts": 2}
+    assert rank_inputs({**served, "budget.max_usd": 4000.0}) == rank_inputs(
+        {**served, "budget.max_usd": 9000.0}
     )
     unlimited = {**facts, "platform.power_limit_ok": False}
     assert rank_inputs({**unlimited, "platform.gpu_power_budget_w": 100.0}) == rank_inputs(

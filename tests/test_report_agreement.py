@@ -16,6 +16,7 @@ from gpuadvisor.decision.model import Decision
 from gpuadvisor.inputs.examples import list_examples
 from gpuadvisor.pipeline import advise
 from gpuadvisor.render.markdown import escape as escape_inline
+from gpuadvisor.render.purchase import line_items_text
 from gpuadvisor.render.report import render
 from gpuadvisor.vocabulary import format_value
 
@@ -82,9 +83,12 @@ def test_formats_agree_on_capacity_fit_and_the_cheapest_option(
         "jobs_wanted": r.capacity.jobs_wanted,
         "jobs_served": r.capacity.jobs_served,
         "cards": r.capacity.cards,
+        "hosts": r.capacity.hosts,
+        "cards_per_host": r.capacity.cards_per_host,
         "hosts_needed": r.capacity.hosts_needed,
         "shortfall": r.capacity.shortfall,
         "hosts_cards_usd": r.capacity.hosts_cards_usd,
+        "whole_need_within_budget": r.capacity.whole_need_within_budget,
         "unit": r.capacity.unit,
         "summary": r.capacity.summary,
     }
@@ -93,9 +97,18 @@ def test_formats_agree_on_capacity_fit_and_the_cheapest_option(
         {"name": e.name, "count": e.count, "kept": e.kept, "sku": e.sku} for e in r.existing
     ]
     for pick, data in zip(decision.picks, as_json["picks"], strict=True):
-        for key in ("usable_vram_gib", "headroom_gib", "slots_total"):
+        for key in ("usable_vram_gib", "headroom_gib", "slots_total", "hosts", "hosts_words"):
             assert data[key] == getattr(pick, key)
+        # CONTRACT §7: what is bought, over every host, the cards first.
+        assert data["line_items"] == [
+            {"name": i.name, "count": i.count, "usd": i.usd} for i in pick.line_items
+        ]
+        if pick.count:
+            assert pick.line_items[0].name == pick.name
+            assert pick.line_items[0].count == pick.count * pick.hosts
     texts = [f"Capacity: {r.capacity.summary}"]
+    if decision.picks[0].hosts > 1:  # a purchase over several hosts lists what it buys
+        texts.append(f"Bought: {line_items_text(decision.picks[0])}.")
     if decision.enough is not None:
         texts.append(decision.enough.text)
         assert as_json["enough"]["text"] == decision.enough.text

@@ -37,12 +37,15 @@ from gpuadvisor.decision.model import (
 from gpuadvisor.decision.order import ranking_text
 from gpuadvisor.decision.purchase import (
     PickContext,
-    capacity_of,
     existing_of,
     make_pick,
     shown_options,
 )
 from gpuadvisor.decision.rejections import Eliminations, alternatives, rejections
+from gpuadvisor.decision.seats import (
+    capacity_of,
+    host_power_assumptions,
+)
 from gpuadvisor.decision.situation import engine_findings
 from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.costs import ASSUMPTIONS
@@ -72,7 +75,8 @@ def describe_outcome(outcome: Outcome) -> str:
         kept = f" beside the {top.kept} × {top.kept_sku.name} kept"
     elif top.action == "replace":
         kept = ", replacing the cards in the host"
-    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}{kept}"
+    each = f" in each of {top.hosts} hosts" if top.hosts > 1 else ""
+    return f"{outcome.shape} / {outcome.class_}: {top.count} × {top.sku.name}{each}{kept}"
 
 
 def sensitivity_entry(flip: Flip) -> Sensitivity:
@@ -209,6 +213,7 @@ def decide(
             },
             "assumptions": ASSUMPTIONS
             + unstated_platform(profile)
+            + host_power_assumptions(core.facts, engine.rules.policy)
             + market_assumptions(
                 (option for _, option in shown),
                 core.active_constraints,

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import EnoughCard, Pick
-from gpuadvisor.decision.purchase import PickContext, counted, make_pick, shape_phrase
+from gpuadvisor.decision.purchase import PickContext, make_pick, shape_phrase
+from gpuadvisor.decision.seats import counted
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.costs import CostTerms
 from gpuadvisor.engine.expr import Value

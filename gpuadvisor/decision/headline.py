@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gpuadvisor.decision.model import Capacity, FixFirst
-from gpuadvisor.decision.purchase import counted, shape_phrase
+from gpuadvisor.decision.purchase import shape_phrase
 from gpuadvisor.decision.reason import deciding_reason
 from gpuadvisor.decision.reason import lower_first as _lower_first
+from gpuadvisor.decision.seats import counted, kept_where, price_words, shortfall_words
 from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.expr import Value
@@ -19,6 +20,7 @@ from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import cards_wanted, short_of_cards
 from gpuadvisor.engine.suitability import meets_target, stale
+from gpuadvisor.engine.wholeneed import within_budget
 from gpuadvisor.vocabulary import format_value
 
 
@@ -44,7 +46,7 @@ def headline(
         need = number_or_none(facts["workload.vram_need_gib"]) or 0.0
         headroom = format_value(round(top.vram_per_job_gib - need, 2))
         text = (
-            f"Buy nothing: the {top.kept} × {top.sku.name} already in the host "
+            f"Buy nothing: the {top.kept} × {top.sku.name} already in {kept_where(top, facts)} "
             f"{'serves' if top.kept == 1 else 'serve'} {top.jobs_served} of "
             f"{counted(int(wanted), facts)} with {headroom} GiB of memory headroom per job "
             f"and {'meets' if top.kept == 1 else 'meet'} every requirement."
@@ -52,30 +54,26 @@ def headline(
         if short_of_cards(top, facts):  # kept, but fewer cards than the job wants
             built_for = cards_wanted(facts)
             text = (
-                f"Buy nothing yet: the {top.kept} × {top.sku.name} already in the host run "
+                f"Buy nothing yet: the {top.kept} × {top.sku.name} already in "
+                f"{kept_where(top, facts)} run "
                 f"the job on {top.cards_per_job} of the {built_for} cards it is built for, "
                 f"with {headroom} GiB of memory headroom per job; the purchases that give it "
                 "more cards were excluded or ranked below keeping them."
             )
     else:
-        each = " each" if top.count > 1 else ""
+        each = " each" if top.count * top.hosts > 1 else ""
         verb = "Add" if top.action == "add" else "Buy"
         if top.action == "replace":
             verb = "Replace the cards in the host with"
-        total = top.total_price_usd
-        price = "price on quote" if total is None else f"about ${total:,.0f}"
         text = (
             f"{verb} {shape_phrase(top, facts)} "
             f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
-            f"{top.sku.segment} class, {price}): {deciding_reason(core, policy)}."
+            f"{top.sku.segment} class, {price_words(top)}): {deciding_reason(core, policy)}."
         )
     text += _target_words(top, core.chosen.ranked, facts, policy)
     text += _availability_words(top, facts, policy)
     if capacity is not None and capacity.shortfall:
-        text += (
-            f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
-            f"{capacity.hosts_needed} hosts like this serve all {capacity.jobs_wanted:,}."
-        )
+        text += shortfall_words(capacity, top, facts)
     if fix_first:
         first = _lower_first(fix_first[0].title.rstrip("."))
         more = f" and {len(fix_first) - 1} more" if len(fix_first) > 1 else ""
@@ -133,6 +131,7 @@ def _availability_words(top: Option, facts: Mapping[str, Value], policy: Policy)
 
 def confidence(core: Core, policy: Policy) -> tuple[str, str | None]:
     level, near_tie = _margin_confidence(core)
+    level = _whole_need_cap(core, level)
     top = core.top
     if top is not None and meets_target(top, core.facts, policy) is False:
         return "low", near_tie  # no card meets the stated target (it would rank first)
@@ -152,6 +151,12 @@ def _margin_confidence(core: Core) -> tuple[str, str | None]:
     if core.runner_up is None:
         return "high", None
     top, runner_top = core.top, core.runner_up.ranked[0]
+    if (
+        top is not None
+        and within_budget(top, core.facts)
+        and not within_budget(runner_top, core.facts)
+    ):
+        return "high", None  # the budget for the whole need decided it, not the score
     if top is not None and (
         runner_top.jobs_served < top.jobs_served or (top.count == 0 < runner_top.count)
     ):
@@ -183,3 +188,14 @@ def _margin_confidence(core: Core) -> tuple[str, str | None]:
     if margin >= 2:
         return "medium", None
     return "low", against
+
+
+def _whole_need_cap(core: Core, level: str) -> str:
+    """At most medium for a pick whose cards for every host needed cost more than the
+    budget while another kind of purchase serves the whole need within it."""
+    top, facts = core.top, core.facts
+    if top is None or level != "high" or within_budget(top, facts):
+        return level
+    if any(p.ranked and within_budget(p.ranked[0], facts) for p in core.pairs):
+        return "medium"
+    return level

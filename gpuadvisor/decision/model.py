@@ -8,7 +8,7 @@ from typing import Final, Literal
 from pydantic import Field
 
 from gpuadvisor.decision.model_base import FactValue, OutModel
-from gpuadvisor.decision.model_pick import Pick, PickSpeed
+from gpuadvisor.decision.model_pick import LineItem, Pick, PickSpeed
 from gpuadvisor.vocabulary import (
     Category,
     GpuClass,
@@ -20,25 +20,34 @@ from gpuadvisor.vocabulary import (
 
 DECISION_SCHEMA: Final = "gpuadvisor/decision/v1"
 
-__all__ = ["DECISION_SCHEMA", "FactValue", "Pick", "PickSpeed"]
+__all__ = ["DECISION_SCHEMA", "FactValue", "LineItem", "Pick", "PickSpeed"]
 
 
 class Capacity(OutModel):
     """Jobs (or desktop users) wanted against those the recommended purchase serves."""
 
-    jobs_wanted: int
-    jobs_served: int = Field(description="The whole purchase, kept cards included.")
-    cards: int = Field(description="Cards serving them: bought and kept.")
+    jobs_wanted: int = Field(description="workload.concurrent_jobs, over every host.")
+    jobs_served: int = Field(
+        description="The whole purchase, every host and the kept cards included."
+    )
+    cards: int = Field(description="Cards serving them, in every host: bought and kept.")
+    hosts: int = Field(1, description="Hosts the purchase equips (platform.hosts).")
+    cards_per_host: int = Field(1, description="Cards in each of those hosts.")
     hosts_needed: int = Field(
         description="Hosts of the profile's platform that would serve every wanted job "
-        "with this pick (1 when this one does)."
+        "with this pick (the hosts the purchase equips when it does)."
     )
     shortfall: bool = Field(description="The purchase serves fewer jobs than wanted.")
     hosts_cards_usd: float | None = Field(
         None,
-        description="On a shortfall: the cards of hosts_needed hosts like this one, this "
+        description="On a shortfall: the cards of hosts_needed hosts like these, this "
         "purchase included (None: no shortfall, or priced on quote); compare with "
-        "budget.max_usd, which is for one purchase.",
+        "budget.max_usd, the budget for the whole need.",
+    )
+    whole_need_within_budget: bool | None = Field(
+        None,
+        description="On a shortfall: whether hosts_cards_usd is within budget.max_usd "
+        "(None: no shortfall, or priced on quote).",
     )
     unit: str = Field("jobs", description="What is counted: jobs, or users for VDI.")
     summary: str = Field("", description="The capacity in one sentence.")

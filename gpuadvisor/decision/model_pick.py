@@ -1,5 +1,5 @@
-"""A pick of the decision document: one purchase option with its cards, prices, memory,
-fit, speed and market facts (:mod:`gpuadvisor.decision.model` publishes it)."""
+"""A pick of the decision document: one purchase option with its cards, line items, hosts,
+prices, memory, fit, speed and market facts (:mod:`gpuadvisor.decision.model` publishes it)."""
 
 from typing import Literal
 
@@ -28,14 +28,38 @@ class PickSpeed(OutModel):
     )
 
 
+class LineItem(OutModel):
+    """One thing bought, over every host: the cards first; sync boards and bridges after."""
+
+    name: str
+    count: int = Field(ge=0, description="How many, over every host the purchase equips.")
+    usd: float | None = Field(description="Their price together; null when on quote.")
+
+
 class Pick(OutModel):
     sku: str
     name: str
-    count: int
-    jobs_served: int = Field(1, description="Concurrent jobs this purchase holds at once.")
+    count: int = Field(description="Cards bought for each host (see hosts).")
+    jobs_served: int = Field(
+        1, description="Concurrent jobs this purchase holds at once, over every host."
+    )
     price_usd: float | None = Field(description="Per card; null when the price is on quote.")
-    total_price_usd: float | None
-    energy_cost_usd: float
+    total_price_usd: float | None = Field(
+        description="Every card bought, for every host; null when on quote."
+    )
+    # CONTRACT §7: seats and hosts
+    hosts: int = Field(1, ge=1, description="Identical hosts the pick equips (platform.hosts).")
+    hosts_words: str = Field(
+        "",
+        description="The purchase over its hosts, in words ('1 card in each of 5 "
+        "workstations, 5 cards'); empty for one host.",
+    )
+    line_items: tuple[LineItem, ...] = Field(
+        (),
+        description="What is bought, over every host: the cards first, then sync boards "
+        "and NVLink bridges where the pick needs them; empty when nothing is bought.",
+    )
+    energy_cost_usd: float = Field(description="Electricity over the service life, every host.")
     licence_cost_usd: float = Field(0.0, description="vGPU licences over the service life.")
     licence_edition: str | None = Field(
         None,
@@ -74,15 +98,17 @@ class Pick(OutModel):
     )
     headroom_gib: float | None = Field(None, description="usable_vram_gib minus the job's need.")
     slots_total: float | None = Field(
-        None, description="Slot positions all cards occupy (kept cards included)."
+        None, description="Slot positions all cards of one host occupy (kept cards included)."
     )
     action: Literal["new", "add", "replace", "keep"] = "new"
     kept_count: int = Field(0, description="Cards already in the host this option keeps.")
     kept_name: str = Field("", description="Their model.")
-    cards_total: int = Field(1, description="Cards the option runs on: bought and kept.")
+    cards_total: int = Field(
+        1, description="Cards the option runs on in each host: bought and kept."
+    )
     jobs_wanted: int = Field(1, description="workload.concurrent_jobs.")
     board_power_w: float | None = Field(
-        None, description="Board power of every card the option runs on."
+        None, description="Board power of every card the option runs on in one host."
     )
     power_limit_w: float | None = Field(
         None, description="The per-card power limit to set (nvidia-smi -pl) so it fits."

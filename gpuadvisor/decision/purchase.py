@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_fields
-from gpuadvisor.decision.model import Capacity, ExistingCards, MeasuredGpu, Pick
+from gpuadvisor.decision.model import ExistingCards, MeasuredGpu, Pick
+from gpuadvisor.decision.seats import counted, hosts_words, in_each, line_items_of, units
 from gpuadvisor.decision.words import frame_buffer_words, profile_words
 from gpuadvisor.engine.capacity import gpu_profiles, number, profile_gib
 from gpuadvisor.engine.core import Core
@@ -59,16 +60,6 @@ def shown_options(ranked: tuple[Option, ...]) -> list[tuple[int, Option]]:
                 shown.append((rank, option))
                 break
     return shown
-
-
-def units(facts: Mapping[str, Value]) -> tuple[str, str]:
-    """What a concurrent job is called for this work (singular, plural)."""
-    return ("user", "users") if facts.get("workload.kind") == "vdi" else ("job", "jobs")
-
-
-def counted(number: int, facts: Mapping[str, Value]) -> str:
-    one, many = units(facts)
-    return f"{number:,} {one if number == 1 else many}"
 
 
 def _gib(value: float) -> str:
@@ -135,6 +126,9 @@ class PickContext:
 def _why(option: Option, rank: int | None, t: RankTerms, ctx: PickContext) -> str:
     lead = "" if rank is None else f"#{rank}: "
     parts = [f"{lead}serves {t.jobs_served}{ctx.of_wanted}"]
+    over = hosts_words(option, ctx.facts)
+    if over:
+        parts[0] += f" with {over}"
     if t.buys_nothing:
         parts[0] += " with the cards already in the host (nothing to buy)"
     if t.meets_target is False:
@@ -210,7 +204,7 @@ def _floor_words(option: Option) -> str:
     floor = option.sku.price_floor_usd
     if floor is None:
         return "budget not checked"
-    return f"at least ${floor * option.count:,.0f}, held to the budget"
+    return f"at least ${floor * option.count * option.hosts:,.0f}, held to the budget"
 
 
 def _cost_words(option: Option, t: RankTerms, ctx: PickContext) -> str:
@@ -254,6 +248,9 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
             "jobs_served": option.jobs_served,
             "price_usd": sku.price_usd,
             "total_price_usd": total,
+            "hosts": option.hosts,
+            "hosts_words": hosts_words(option, ctx.facts),
+            "line_items": line_items_of(option),
             "energy_cost_usd": round(energy, 2),
             "licence_cost_usd": round(licence, 2),
             "licence_edition": ctx.costs.edition_of(option),
@@ -300,17 +297,19 @@ def profile_size(ctx: PickContext, option: Option) -> float:
 
 
 def shape_phrase(option: Option, facts: Mapping[str, Value]) -> str:
-    """The purchase in a few words (what is bought, how it is used)."""
+    """The purchase in a few words (what is bought, how it is used; for several hosts,
+    what each of them gets)."""
     name = option.sku.name
     one, _ = units(facts)
+    jobs_here = option.jobs_per_host  # the jobs of one host: the cards named are its own
     if option.shape == "single-larger-gpu":
         text = f"one {name}"
-        if option.jobs_served > 1:
-            text += f", {counted(option.jobs_served, facts)} sharing it"
+        if jobs_here > 1:
+            text += f", {counted(jobs_here, facts)} sharing it"
     elif option.shape == "two-independent-jobs":
         cards = option.cards
-        if option.jobs_served > cards:
-            text = f"{option.count} × {name}, {counted(option.jobs_served, facts)} spread over "
+        if jobs_here > cards:
+            text = f"{option.count} × {name}, {counted(jobs_here, facts)} spread over "
             text += "the cards"
         else:
             text = f"{option.count} × {name}, one {one} per card"
@@ -325,56 +324,10 @@ def shape_phrase(option: Option, facts: Mapping[str, Value]) -> str:
                 f"{option.cards_per_job} cards"
             )
     if option.kept_sku is not None and option.count:
-        text += f", beside the {option.kept} × {option.kept_sku.name} already in the host"
-    return text
-
-
-def hosts_cards_usd(top: Option, hosts: int) -> float | None:
-    """The cards of ``hosts`` hosts like this one: this purchase, and every card of the
-    option bought new for each other host (the cards kept here are only here); None
-    when the card is priced on quote."""
-    price = top.sku.price_usd
-    here = top.total_price_usd
-    if price is None or here is None:
-        return None
-    return round(here + (hosts - 1) * top.cards * price, 2)
-
-
-def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | None:
-    if top is None:
-        return None
-    wanted = int(number(facts, "workload.concurrent_jobs"))
-    served = top.jobs_served
-    hosts = math.ceil(wanted / served) if served else 0
-    cards = top.cards
-    verb = "serves" if cards == 1 else "serve"
-    summary = f"{cards} card{'s' if cards != 1 else ''} {verb} {served} of {counted(wanted, facts)}"
-    all_hosts: float | None = None
-    if served < wanted:
-        summary += f"; {hosts} hosts like this serve all {wanted:,}"
-        all_hosts = hosts_cards_usd(top, hosts)
-        budget = number(facts, "budget.max_usd")
-        if all_hosts is None:
-            summary += " (their cards priced on quote)"
-        else:
-            summary += (
-                f" (about ${all_hosts:,.0f} in cards for the {hosts} hosts; the budget is "
-                f"${budget:,.0f})"
-            )
-    _, many = units(facts)
-    return made(
-        Capacity,
-        {
-            "jobs_wanted": wanted,
-            "jobs_served": served,
-            "cards": cards,
-            "hosts_needed": hosts,
-            "shortfall": served < wanted,
-            "hosts_cards_usd": all_hosts,
-            "unit": many,
-            "summary": summary + ".",
-        },
-    )
+        where = "the host" if option.hosts <= 1 else "each"
+        text += f", beside the {option.kept} × {option.kept_sku.name} already in {where}"
+    # Several hosts: the cards named are each host's.
+    return text.replace(name, name + in_each(option, facts), 1)
 
 
 def existing_of(gpus: Sequence[MeasuredGpu], core: Core) -> tuple[ExistingCards, ...]:

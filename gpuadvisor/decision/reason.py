@@ -1,15 +1,16 @@
 """The reason a headline gives: what decided between the chosen kind of purchase and
 the runner-up, in the order the engine compares them (:func:`engine.core.pair_order`):
-a stated latency target met, the jobs served, buying nothing, a current card, a known
-price, the cards a data-parallel job is built for, keeping the host's cards, the score,
-then cost. Only when the score decided is the reason a preference rule's title, and then
-the rule that moved the chosen kind furthest ahead of the runner-up (on shape when the
-shapes differ: the shape's score decides first); when no other kind has an option left,
-the constraint that removed the kinds that would have ranked above it."""
+a stated latency target met, the whole need within the budget, the jobs served, buying
+nothing, a current card, a known price, the cards a data-parallel job is built for,
+keeping the host's cards, the score, then cost. Only when the score decided is the
+reason a preference rule's title, and then the rule that moved the chosen kind furthest
+ahead of the runner-up (on shape when the shapes differ: the shape's score decides
+first); when no other kind has an option left, the constraint that removed the kinds
+that would have ranked above it."""
 
 from __future__ import annotations
 
-from gpuadvisor.decision.purchase import counted
+from gpuadvisor.decision.seats import counted
 from gpuadvisor.engine.core import Core, PairResult, pair_order
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.vocabulary import format_value
@@ -27,7 +28,7 @@ CLASS_WORDS: dict[str, str] = {
     "datacenter": "data-center",
 }
 #: Where pair_order's key decides, by position (see engine.core.pair_order).
-TARGET, JOBS, KEEP, STALE, PRICED, SHORT, REPLACE, SHAPE_SCORE, SCORE = range(9)
+TARGET, WHOLE_NEED, JOBS, KEEP, STALE, PRICED, SHORT, REPLACE, SHAPE_SCORE, SCORE = range(10)
 
 
 def lower_first(text: str) -> str:
@@ -139,6 +140,11 @@ def deciding_reason(core: Core, policy: Policy) -> str:
         return (
             f"its speed bound meets the {target} ms latency target, where the best {kind} "
             "option's does not"
+        )
+    if decided == WHOLE_NEED:
+        return (
+            "it serves every wanted job within the budget over all the hosts it needs, "
+            f"where the best {kind} option does not"
         )
     if decided == JOBS:
         if top.jobs_served >= jobs:

@@ -9,7 +9,7 @@ from typing import Any
 
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Alternative, Rejected
-from gpuadvisor.decision.purchase import PickContext, counted, make_pick
+from gpuadvisor.decision.purchase import PickContext, make_pick
 from gpuadvisor.decision.reason import (
     JOBS,
     KEEP,
@@ -17,14 +17,17 @@ from gpuadvisor.decision.reason import (
     SHAPE_SCORE,
     STALE,
     TARGET,
+    WHOLE_NEED,
     deciding_term,
     pair_key,
 )
+from gpuadvisor.decision.seats import counted
 from gpuadvisor.engine.core import Core, PairResult
 from gpuadvisor.engine.memo import eliminations, most_first
-from gpuadvisor.engine.option import PAIRS
+from gpuadvisor.engine.option import PAIRS, Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
 from gpuadvisor.engine.policy import Policy
+from gpuadvisor.engine.wholeneed import hosts_needed, jobs_wanted, whole_need_usd, within_budget
 from gpuadvisor.vocabulary import CLASSES, format_value
 
 
@@ -152,7 +155,7 @@ def _lost_before_score(
             f"nobody could say it is still made, for a {years}-year service; the chosen one "
             "is a current card"
         )
-    if decided in (JOBS, KEEP, PRICED):
+    if decided in (WHOLE_NEED, JOBS, KEEP, PRICED):
         return _serves_fewer(core, [best])
     return None
 
@@ -164,6 +167,9 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
     if top is None or not pairs:
         return None
     best = max(p.ranked[0].jobs_served for p in pairs)
+    over = _over_whole_budget(core, top, pairs) if best >= top.jobs_served else None
+    if over is not None:
+        return over
     if best < top.jobs_served:
         jobs = core.facts["workload.concurrent_jobs"]
         plain = isinstance(jobs, (int, float)) and not isinstance(jobs, bool)
@@ -183,6 +189,30 @@ def _serves_fewer(core: Core, pairs: list[PairResult]) -> str | None:
             "fits the budget, serves as many"
         )
     return None
+
+
+def _over_whole_budget(core: Core, top: Option, pairs: list[PairResult]) -> str | None:
+    """Why these pairs lost when their best options serve as many jobs as the chosen
+    one or more, but the chosen serves the whole need within the budget, over every
+    host it needs, and none of them does."""
+    facts = core.facts
+    if not within_budget(top, facts) or any(within_budget(p.ranked[0], facts) for p in pairs):
+        return None
+    best = max((p.ranked[0] for p in pairs), key=lambda o: o.jobs_served)
+    wanted = jobs_wanted(facts)
+    cost = whole_need_usd(best, wanted)
+    needed = hosts_needed(best, wanted)
+    budget = facts.get("budget.max_usd")
+    cost_words = (
+        "are priced on quote, which no budget can hold"
+        if cost is None or not isinstance(budget, (int, float))
+        else f"come to about ${cost:,.0f}, more than the ${budget:,.0f} budget"
+    )
+    return (
+        f"its best option serves {best.jobs_served} of {counted(wanted, facts)}, and the "
+        f"cards of the {needed} hosts it needs for all of them {cost_words}; the chosen one "
+        "serves every wanted job within it"
+    )
 
 
 #: The order of pairs of one score: the simpler shape, then the class (CLASSES' order).

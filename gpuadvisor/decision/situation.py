@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpuadvisor.decision.findings import Phrasebook
 from gpuadvisor.decision.model import Capacity, FactValue, Finding
-from gpuadvisor.decision.purchase import capacity_of, counted, units
+from gpuadvisor.decision.seats import capacity_of, counted, host_noun, units
 from gpuadvisor.engine.capacity import number
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.facts import FactSet
@@ -37,6 +37,10 @@ def _shortfall(
     if top is None or capacity is None or not capacity.shortfall:
         return None
     _, many = units(core.facts)
+    hosts = capacity.hosts
+    where = "this host" if hosts == 1 else f"these {hosts} {host_noun(core.facts, hosts)}"
+    like = "like this one" if hosts == 1 else "like these"
+    limits = "this one" if hosts == 1 else "each"
     return Finding(
         rule="ENGINE-CAPACITY-001",
         category="config",
@@ -47,18 +51,25 @@ def _shortfall(
             f"Each of the {counted(capacity.jobs_wanted, core.facts)} needs "
             f"{format_value(core.facts['workload.vram_need_gib'])} GiB of usable memory with "
             "its headroom, and no option that meets every requirement serves more than "
-            f"{capacity.jobs_served} in this host: the chassis, the power, the budget or the "
+            f"{capacity.jobs_served} in {where}: the chassis, the power, the budget or the "
             "memory per card stop it. A purchase that serves part of the demand is a "
             "shortfall, not a recommendation for all of it."
         ),
         action=(
-            f"Plan {capacity.hosts_needed} hosts like this one, or raise what limits this "
-            "one (see what would change the recommendation), or lower "
-            "workload.concurrent_jobs to what one host serves."
+            f"Plan {capacity.hosts_needed} {host_noun(core.facts, capacity.hosts_needed)} "
+            f"{like}, or raise what limits {limits} (see what would change the "
+            "recommendation), or lower workload.concurrent_jobs to what "
+            f"{'one host serves' if capacity.hosts == 1 else 'they serve'}."
         ),
         effect="stated beside the recommendation",
         kind="engine",
-        facts=_facts(facts, book, "workload.concurrent_jobs", "platform.gpu_count_max"),
+        facts=_facts(
+            facts,
+            book,
+            "workload.concurrent_jobs",
+            "platform.gpu_count_max",
+            *(("platform.hosts",) if hosts > 1 else ()),
+        ),
     )
 
 

@@ -152,13 +152,16 @@ def pick_flags(pick: Pick) -> tuple[str, ...]:
 def _quote_words(pick: Pick) -> str:
     if pick.price_floor_usd is None:
         return "quote-needed: ranked on its specs, budget not checked"
-    least = pick.price_floor_usd * pick.count
+    least = pick.price_floor_usd * pick.count * pick.hosts
     return f"quote-needed: ranked on its specs, at least ${least:,.0f} held to the budget"
 
 
 def pick_cost_sentence(pick: Pick) -> str:
-    """The summary's sentence on what the first pick costs."""
+    """The summary's sentence on what the first pick costs (for several hosts, the cards
+    of each and their number over all of them)."""
     head = f"The pick is {pick.count} × {pick.name}"
+    if pick.hosts_words:
+        head = f"The pick is {pick.name}, {pick.hosts_words},"
     if pick.price_usd is None or pick.total_price_usd is None:
         running = pick.energy_cost_usd + pick.licence_cost_usd
         return (

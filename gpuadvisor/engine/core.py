@@ -11,7 +11,9 @@ The procedure, in the order it runs:
    checked against every active constraint rule; an option that a constraint does not
    prove acceptable is eliminated, with that rule recorded.
 3. Each (shape, class) pair that still has options is ranked by what its first option
-   serves: the most wanted jobs served first (capacity comes before preference), then
+   serves: every wanted job within the budget over all the hosts it needs first (the
+   budget is for the whole need), then the most wanted jobs served (capacity comes
+   before preference), then
    cards already in the host that serve as many (buy nothing), then a priced pick before
    one on quote (a price nobody knows cannot be held to the budget), then the shape's
    score, then the whole score (shape score + class score); ties go to the simpler
@@ -43,6 +45,7 @@ from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import rank_inputs, short_of_cards
 from gpuadvisor.engine.rules import Rule, RuleBase
 from gpuadvisor.engine.suitability import meets_target, stale
+from gpuadvisor.engine.wholeneed import whole_need_term
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
 
@@ -144,19 +147,21 @@ def pair_order(
     facts: Mapping[str, Value],
     policy: Policy,
 ) -> tuple[float, ...]:
-    """Best pair first: one whose first option meets the stated latency target, then the
-    jobs it serves, then buying nothing, then a card nobody could say is still made and
-    that is old for a long service after a current one, then a priced pick before one
-    on quote, then one that gives a data-parallel job the cards it is built for, then
-    one that keeps the cards already in the host before one that replaces them, then
-    the shape's score (one card or several, split or not: what the purchase is), then
-    the pair's whole score (shape and class), the simpler shape, the cheaper pick, the
-    class. So a class preference chooses among purchases of the preferred shape, and
-    never outweighs the shape: a data-center bonus does not turn two cards for two
-    jobs into one. Keeping cards that give such a job fewer cards than it is built for
-    is not buying nothing."""
+    """Best pair first: one whose first option meets the stated latency target, then one
+    that serves every wanted job within the budget over all the hosts it needs
+    (:mod:`gpuadvisor.engine.wholeneed`), then the jobs it serves, then buying nothing,
+    then a card nobody could say is still made and that is old for a long service after
+    a current one, then a priced pick before one on quote, then one that gives a
+    data-parallel job the cards it is built for, then one that keeps the cards already in
+    the host before one that replaces them, then the shape's score (one card or several,
+    split or not: what the purchase is), then the pair's whole score (shape and class),
+    the simpler shape, the cheaper pick, the class. So a class preference chooses among
+    purchases of the preferred shape, and never outweighs the shape: a data-center bonus
+    does not turn two cards for two jobs into one. Keeping cards that give such a job
+    fewer cards than it is built for is not buying nothing."""
     if top is None:
         return (
+            1.0,
             1.0,
             0.0,
             1.0,
@@ -174,6 +179,7 @@ def pair_order(
     short = short_of_cards(top, facts)
     return (
         1.0 if meets_target(top, facts, policy) is False else 0.0,
+        whole_need_term(top, facts),
         -top.jobs_served,
         0.0 if top.count == 0 and not short else 1.0,
         1.0 if stale(top, facts, policy) else 0.0,

@@ -102,7 +102,9 @@ class CostTerms:
         return self.edition
 
     def energy_usd(self, option: Option) -> float:
-        kwh = option.total_power_w * self.duty * HOURS_PER_YEAR * self.years / 1000.0
+        # Every host the purchase equips draws its cards' power.
+        watts = option.total_power_w * option.hosts
+        kwh = watts * self.duty * HOURS_PER_YEAR * self.years / 1000.0
         return kwh * self.electricity_usd_per_kwh
 
     def licence_usd(self, option: Option) -> float:

@@ -8,6 +8,7 @@ already derived, so this module stays free of any parsing.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -127,9 +128,17 @@ def _num(values: Mapping[str, Value], name: str) -> float:
     return float(value)
 
 
+def _stated(values: Mapping[str, Value], name: str) -> float | None:
+    """A number the profile may leave unstated (None)."""
+    value = values.get(name)
+    return None if value is None else _num(values, name)
+
+
 #: The facts :func:`derive_facts` reads; a change to any of them is worked out again.
 DERIVED_READS = (
     "workload.kind",
+    "workload.concurrent_jobs",
+    "platform.hosts",
     "requirements.vgpu",
     "workload.vram_need_gib",
     "platform.gpu_slots_total",
@@ -137,6 +146,10 @@ DERIVED_READS = (
     "platform.gpu_count_max",
     "platform.max_gpu_slot_width",
     "platform.psu_headroom_w",
+    "platform.psu_w",
+    "platform.cpu_w",
+    "platform.system_w",
+    "platform.cpu_sockets",
     "platform.circuit_w",
     "host.gpu_model",
     "host.gpu_memory_total_min_mib",
@@ -158,7 +171,15 @@ def derive_facts(values: Mapping[str, Value], policy: Policy, catalog: Catalog) 
         int(_num(values, "platform.gpu_count_max")),
         int(_num(values, "platform.max_gpu_slot_width")),
     )
-    circuit = policy.circuit_budget_w(_num(values, "platform.circuit_w"))
+    host_w = policy.host_draw_w(
+        _stated(values, "platform.cpu_w"),
+        _stated(values, "platform.system_w"),
+        int(_num(values, "platform.cpu_sockets")),
+    )
+    available = policy.gpu_power_available_w(
+        _num(values, "platform.psu_headroom_w"), _num(values, "platform.psu_w"), host_w
+    )
+    circuit = policy.circuit_budget_w(_num(values, "platform.circuit_w"), host_w)
     model = values.get("host.gpu_model")
     sku = catalog_match(catalog, model if isinstance(model, str) else None)
     usable: float | None = None
@@ -171,13 +192,17 @@ def derive_facts(values: Mapping[str, Value], policy: Policy, catalog: Catalog) 
             if not isinstance(reserved, (int, float)) or isinstance(reserved, bool):
                 reserved = policy.reserve_mib(float(total) / MIB_PER_GIB)
             usable = round((float(total) - float(reserved)) / MIB_PER_GIB, 3)
+    hosts = values.get("platform.hosts", 1)
+    per_host = math.ceil(_num(values, "workload.concurrent_jobs") / max(1, int(hosts or 1)))
     derived: dict[str, Value] = {
+        "workload.jobs_per_host": max(1, per_host),
         "workload.vram_need_with_headroom_gib": round(need + policy.headroom_gib(kind, need), 4),
         "workload.shares_cards": policy.shares_cards(kind, values.get("requirements.vgpu") is True),
         "platform.gpu_slots_available": float(slots),
-        "platform.gpu_power_budget_w": round(
-            policy.psu_budget_w(_num(values, "platform.psu_headroom_w")), 3
-        ),
+        "platform.host_draw_w": round(host_w, 3),
+        "platform.gpu_power_available_w": round(available, 3),
+        "platform.gpu_power_budget_w": round(policy.psu_budget_w(available), 3),
+        "platform.slot_power_w": policy.power.slot_power_w,
         "platform.circuit_gpu_budget_w": None if circuit is None else round(circuit, 3),
         "host.gpu_catalog_sku": sku.id if sku is not None else None,
         "host.gpu_usable_gib": usable,
@@ -251,6 +276,9 @@ def build_facts(
     for name, value in derive_facts(values, policy or bundled_policy(), catalog).items():
         values[name] = value
         sources[name] = "rules/_policy.toml"
+    sources["workload.jobs_per_host"] = "profile"  # the profile's jobs over its hosts
+    if not values["platform.psu_w"]:  # the profile's own psu_headroom_w
+        sources["platform.gpu_power_available_w"] = "profile"
     if values["host.gpu_catalog_sku"] is not None:
         sources["host.gpu_catalog_sku"] = "catalog"
     if values["host.gpu_usable_gib"] is not None:

@@ -17,9 +17,9 @@ from gpuadvisor.engine.capacity import ecc_wanted, usable_gib
 from gpuadvisor.engine.columns import compile_columns
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import sku_facts
+from gpuadvisor.engine.makers import OptionMaker
 from gpuadvisor.engine.option import PAIRS, Option
 from gpuadvisor.engine.options import (
-    OptionMaker,
     Plan,
     kept_model,
     kept_options,

@@ -25,9 +25,13 @@ def unpriced_or(price: float | None, then: Callable[[float], float]) -> float | 
 
 class Option:
     """One purchase: a shape, a SKU, how many cards are bought and how many of the host's
-    cards stay beside them. Immutable by convention; a plain class with slots because
-    the engine makes hundreds per decision. ``key`` holds every value its facts are
-    made of, so a verdict remembered under it is the verdict on these facts."""
+    cards stay beside them, in each of ``hosts`` identical hosts (``platform.hosts``).
+    Immutable by convention; a plain class with slots because the engine makes hundreds
+    per decision. ``key`` holds every value its facts are made of, so a verdict
+    remembered under it is the verdict on these facts.
+
+    Counts, power and slots are one host's (what its chassis must take); the jobs served
+    and the price are the whole purchase's, over every host."""
 
     __slots__ = (
         "_facts",
@@ -39,6 +43,8 @@ class Option:
         "cards",
         "cards_per_job",
         "count",
+        "hosts",
+        "jobs_per_host",
         "jobs_served",
         "judged_cards",
         "kept",
@@ -67,12 +73,20 @@ class Option:
         kept_sku: Sku | None = None,
         cards_per_job: int = 1,
         action: Action = "new",
+        hosts: int = 1,
+        jobs_per_host: int | None = None,
     ) -> None:
         self.shape = shape
         self.sku = sku
+        #: Cards bought for each host.
         self.count = count
         self.vram_per_job_gib = vram_per_job_gib
+        #: Jobs the whole purchase serves, over every host.
         self.jobs_served = jobs_served
+        #: Identical hosts the purchase equips, each with ``count`` cards bought.
+        self.hosts = hosts
+        #: Jobs the cards of one host serve (the whole purchase's for one host).
+        self.jobs_per_host = jobs_served if jobs_per_host is None else jobs_per_host
         self.kept = kept
         self.kept_sku = kept_sku if kept else None
         self.cards_per_job = cards_per_job
@@ -93,6 +107,8 @@ class Option:
                 repr(vram_per_job_gib),
                 str(cards_per_job),
                 action,
+                str(hosts),
+                str(self.jobs_per_host),
             )
         )
         #: The cards a constraint judges (see :meth:`judged`): the card bought, and the
@@ -112,10 +128,10 @@ class Option:
         held = self.kept_sku
         #: Cards the option runs on: those bought and those kept.
         self.cards = count + kept
-        #: Cards bought × price; None when the SKU's price is on quote (nothing bought
-        #: costs nothing, whatever the price).
+        #: Cards bought × price, over every host; None when the SKU's price is on quote
+        #: (nothing bought costs nothing, whatever the price).
         self.total_price_usd: float | None = (
-            0.0 if count == 0 else unpriced_or(sku.price_usd, lambda price: price * count)
+            0.0 if count == 0 else unpriced_or(sku.price_usd, lambda price: price * count * hosts)
         )
         self.total_power_w: float = sku.tdp_w * count + (held.tdp_w * kept if held else 0.0)
         self.total_slots: float = sku.slot_width * count + (held.slot_width * kept if held else 0.0)

@@ -25,6 +25,7 @@ from gpuadvisor.engine.capacity import (
     usable_gib,
 )
 from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Action, Option
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.inputs.catalog import Sku
@@ -67,6 +68,7 @@ PLAN_READS = (
     "host.gpu_catalog_sku",
     "host.gpu_usable_gib",
     "requirements.vgpu",
+    "platform.hosts",
 )
 
 
@@ -92,14 +94,17 @@ def option_plan(
     them and, per SKU, the jobs one card holds, its usable memory and the memory jobs are
     counted against. Equal plans, equal options: only work that shares a card reads the
     memory need here (how many jobs a card holds), so most needs come to the same plan."""
-    jobs = int(_number(facts, "workload.concurrent_jobs"))
+    wanted = int(_number(facts, "workload.concurrent_jobs"))
+    hosts = hosts_of(facts)
+    # The wanted jobs are spread over the hosts: each host's cards serve its share.
+    jobs = max(1, math.ceil(wanted / hosts))
     count_max = int(_number(facts, "platform.gpu_count_max"))
     per_job_cards = int(_number(facts, "workload.gpus_per_job"))
     data_parallel = facts["workload.parallelism"] == "data-parallel"
     sharded = facts["workload.sharded_data_parallel"] is True
     if usable is None:
-        wanted = ecc_wanted(facts)
-        usable = tuple(usable_gib(sku, wanted, policy) for sku in skus)
+        ecc = ecc_wanted(facts)
+        usable = tuple(usable_gib(sku, ecc, policy) for sku in skus)
     fits = fit_rows(skus, usable, facts, policy)
     existing: tuple[object, ...] = ()
     found = existing_cards(facts, skus)
@@ -119,8 +124,24 @@ def option_plan(
     kept = found.cards if found is not None else 0
     if not (data_parallel or split_ready):
         count_max = min(count_max, max(jobs + kept, 2))
-    params = (jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready)
+    params = (
+        jobs,
+        count_max,
+        per_job_cards,
+        data_parallel,
+        sharded,
+        existing,
+        split_ready,
+        hosts,
+        wanted,
+    )
     return params, fits
+
+
+def hosts_of(facts: Mapping[str, Value]) -> int:
+    """The identical hosts the purchase equips (``platform.hosts``; 1 when not given)."""
+    hosts = facts.get("platform.hosts", 1)
+    return int(hosts) if isinstance(hosts, (int, float)) and hosts >= 1 else 1
 
 
 def _dp_counts(jobs: int, count_max: int, per_job_cards: int) -> list[tuple[int, int]]:
@@ -139,7 +160,8 @@ def _dp_memory(usable: float, cards_per_job: int, sharded: bool) -> float:
 
 
 def _params(plan: Plan) -> tuple[int, int, int, bool, bool, tuple[object, ...], bool]:
-    (jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready), _ = plan
+    """The counts one host's options are made from (jobs: one host's share)."""
+    jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = plan[0][:7]
     assert isinstance(jobs, int) and isinstance(count_max, int) and isinstance(existing, tuple)
     assert isinstance(per_job_cards, int) and isinstance(sharded, bool)
     return (
@@ -151,6 +173,21 @@ def _params(plan: Plan) -> tuple[int, int, int, bool, bool, tuple[object, ...], 
         existing,
         bool(split_ready),
     )
+
+
+def _spread(plan: Plan) -> tuple[int, int]:
+    """(hosts, jobs wanted over all of them) of a plan."""
+    hosts, wanted = plan[0][7:9]
+    assert isinstance(hosts, int) and isinstance(wanted, int)
+    return hosts, wanted
+
+
+def _maker(maker: OptionMaker | None, plan: Plan) -> OptionMaker | OverHosts:
+    """What makes a plan's options: ``maker`` (else one of their own), through the
+    plan's hosts when there are several (one host: its options serve its own jobs)."""
+    make = OptionMaker() if maker is None else maker
+    hosts, wanted = _spread(plan)
+    return make if hosts == 1 else OverHosts(make, hosts, wanted)
 
 
 def kept_model(skus: tuple[Sku, ...], plan: Plan) -> Sku | None:
@@ -174,7 +211,7 @@ def sku_options(
     They depend only on this SKU's row of the plan and the plan's counts (what a memo
     keys a block of them on). ``maker`` makes them (a memo's, which shares equal options
     between blocks; else one of their own)."""
-    make = OptionMaker() if maker is None else maker
+    make = _maker(maker, plan)
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     base: Action = "replace" if existing else "new"
     per_card, usable, basis, job = fit_row
@@ -242,7 +279,11 @@ def plan_block_key(plan: Plan) -> tuple[object, ...]:
     if counts:
         groups = (tuple((c, per, min(jobs, c // per)) for c, per in counts), sharded)
     added = (existing, count_max, jobs, _one_job_over_cards(plan)) if len(existing) == 3 else None
-    return (bool(existing), splits, groups, added)
+    hosts, wanted = _spread(plan)
+    # One host: its options serve its jobs, counted in ``spread``. More: the purchase
+    # serves the wanted jobs spread over them.
+    over_hosts = (hosts, wanted) if hosts > 1 else ()
+    return (bool(existing), splits, groups, added, over_hosts)
 
 
 def sku_block_key(sku: Sku, fit_row: FitRow, plan: Plan, shared: object) -> tuple[object, ...]:
@@ -263,7 +304,7 @@ def _added(
     fit_row: FitRow,
     plan: Plan,
     kept_sku: Sku,
-    make: OptionMaker,
+    make: OptionMaker | OverHosts,
 ) -> list[Option]:
     """Cards of ``sku`` added beside the kept ones, for independent jobs (any card that
     holds a job works beside them)."""
@@ -305,7 +346,7 @@ def kept_options(plan: Plan, kept_sku: Sku, maker: OptionMaker | None = None) ->
     """Keeping the host's cards (buying nothing), and adding cards of their model for
     one job over cards (data-parallel or a split model); ``maker`` as in
     :func:`sku_options`."""
-    make = OptionMaker() if maker is None else maker
+    make = _maker(maker, plan)
     jobs, count_max, per_job_cards, data_parallel, sharded, existing, split_ready = _params(plan)
     kept, _, kept_fit = existing
     assert isinstance(kept, int) and isinstance(kept_fit, tuple)
@@ -361,62 +402,6 @@ def kept_options(plan: Plan, kept_sku: Sku, maker: OptionMaker | None = None) ->
                 )
             )
     return options
-
-
-class OptionMaker:
-    """Makes options, one object per distinct option: what a memo holds so that the same
-    option in blocks of different plans shares its facts and judged cards."""
-
-    __slots__ = ("_made",)
-
-    def __init__(self) -> None:
-        self._made: dict[tuple[object, ...], Option] = {}
-
-    def option(
-        self,
-        shape: Shape,
-        sku: Sku,
-        count: int,
-        vram_per_job_gib: float,
-        jobs_served: int,
-        *,
-        kept: int = 0,
-        kept_sku: Sku | None = None,
-        cards_per_job: int = 1,
-        action: Action = "new",
-    ) -> Option:
-        kept_id = kept_sku.id if kept_sku is not None else ""
-        key: tuple[object, ...] = (
-            shape,
-            sku.id,
-            count,
-            vram_per_job_gib,
-            jobs_served,
-            kept,
-            kept_id,
-            cards_per_job,
-            action,
-        )
-        found = self._made.get(key)
-        if found is None:
-            found = self._made[key] = Option(
-                shape,
-                sku,
-                count,
-                vram_per_job_gib,
-                jobs_served,
-                kept=kept,
-                kept_sku=kept_sku,
-                cards_per_job=cards_per_job,
-                action=action,
-            )
-        return found
-
-    def __len__(self) -> int:
-        return len(self._made)
-
-    def clear(self) -> None:
-        self._made.clear()
 
 
 def options_of_plan(skus: tuple[Sku, ...], plan: Plan) -> list[Option]:

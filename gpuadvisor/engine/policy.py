@@ -111,10 +111,16 @@ class SharingPolicy(_Strict):
 
 
 class PowerExample(_Strict):
+    """Cards' board power against a host (the profile's platform fields of that name)."""
+
     name: str
     board_w: float = Field(gt=0)
-    psu_headroom_w: float = Field(ge=0)
+    psu_headroom_w: float = Field(800, ge=0)
+    psu_w: float = Field(0, ge=0)
     circuit_w: float = Field(ge=0)
+    cpu_w: float | None = Field(None, ge=0)
+    system_w: float | None = Field(None, ge=0)
+    cpu_sockets: int = Field(1, ge=1)
     cut: float = Field(ge=0, le=1)
 
 
@@ -123,7 +129,13 @@ class PowerPolicy(_Strict):
     transient_margin: float = Field(ge=0, lt=1)
     circuit_continuous_share: float = Field(gt=0, le=1)
     psu_efficiency: float = Field(gt=0, le=1)
-    system_base_w: float = Field(ge=0)
+    #: The host's own draw where the profile does not state it (platform.cpu_w,
+    #: platform.system_w): the CPUs' per socket, and the board, memory, drives and fans.
+    cpu_w_per_socket: float = Field(ge=0)
+    system_w: float = Field(ge=0)
+    #: A card of at most this board power draws from the x16 slot alone (PCIe CEM):
+    #: the transient margin is not applied to it.
+    slot_power_w: float = Field(gt=0, le=150)
     speed_loss_per_power_cut: float = Field(ge=0, le=1)
     sources: tuple[str, ...] = Field(min_length=1)
     examples: tuple[PowerExample, ...] = ()
@@ -257,17 +269,35 @@ class Policy(_Strict):
 
     # -- power ----------------------------------------------------------------------
 
+    def host_draw_w(
+        self, cpu_w: float | None = None, system_w: float | None = None, sockets: int = 1
+    ) -> float:
+        """What the host itself draws beside the GPUs: the stated figures, else the
+        policy's (per CPU socket, and the rest of the machine)."""
+        power = self.power
+        cpus = power.cpu_w_per_socket * sockets if cpu_w is None else cpu_w
+        return cpus + (power.system_w if system_w is None else system_w)
+
+    @staticmethod
+    def gpu_power_available_w(psu_headroom_w: float, psu_w: float, host_w: float) -> float:
+        """Power the supply leaves for the GPUs: its rating less the host's own draw when
+        the rating is stated (``psu_w`` above 0), else the stated headroom."""
+        return max(0.0, psu_w - host_w) if psu_w > 0 else psu_headroom_w
+
     def psu_budget_w(self, psu_headroom_w: float) -> float:
-        """Sustained board power the GPUs may draw from the supply."""
+        """Sustained board power the GPUs may draw from the supply, given the power it
+        leaves for them (:meth:`gpu_power_available_w`)."""
         return psu_headroom_w * (1.0 - self.power.transient_margin)
 
-    def circuit_budget_w(self, circuit_w: float) -> float | None:
-        """Board power the GPUs may draw from the wall circuit (None: not stated)."""
+    def circuit_budget_w(self, circuit_w: float, host_w: float | None = None) -> float | None:
+        """Board power the GPUs may draw from the wall circuit (None: not stated): what it
+        carries all day, through the supply, less the host's own draw (``host_w``; the
+        policy's for a one-socket host when not given)."""
         if circuit_w <= 0:
             return None
         power = self.power
         wall = circuit_w * power.circuit_continuous_share * power.psu_efficiency
-        return max(0.0, wall - power.system_base_w)
+        return max(0.0, wall - (self.host_draw_w() if host_w is None else host_w))
 
     @staticmethod
     def power_cut(board_w: float, *budgets: float | None) -> float:

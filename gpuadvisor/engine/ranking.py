@@ -18,6 +18,7 @@ from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Link, Policy
 from gpuadvisor.engine.suitability import answer_tokens, bandwidth_bound, stale
+from gpuadvisor.engine.wholeneed import WHOLE_NEED_READS, needs_whole_inputs, whole_need_term
 from gpuadvisor.inputs.catalog import Sku
 
 #: Within the latency ranking, cards whose memory bandwidth is at least this share of the
@@ -55,7 +56,12 @@ RANK_READS = (
 #: Facts a rank key reads only in one case: the power budgets when cards may be power
 #: limited (``platform.power_limit_ok``), the facts that choose the vGPU licence when vGPU
 #: is required.
-_POWER_READS = ("platform.gpu_power_budget_w", "platform.circuit_gpu_budget_w")
+_POWER_READS = (
+    "platform.gpu_power_budget_w",
+    "platform.circuit_gpu_budget_w",
+    "platform.gpu_power_available_w",
+    "platform.slot_power_w",
+)
 _LICENCE_READS = (
     "requirements.certified_drivers",
     "requirements.vgpu_edition",
@@ -70,6 +76,8 @@ def rank_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
     values = tuple(map(facts.get, RANK_READS))
     if may_power_limit(facts):
         values += tuple(map(facts.get, _POWER_READS))
+    if needs_whole_inputs(facts):  # an option may serve fewer jobs than wanted
+        values += ("whole-need", *map(facts.get, WHOLE_NEED_READS))
     if vgpu_required(facts):
         values += ("licence", *map(facts.get, _LICENCE_READS))
     return values
@@ -124,12 +132,21 @@ def _budget(facts: Mapping[str, Value], name: str) -> float | None:
 
 def power_cut(option: Option, facts: Mapping[str, Value], policy: Policy) -> float:
     """Share of board power a limit takes off every card so the option fits the supply
-    and the circuit (0 when it fits as it is)."""
+    and the circuit (0 when it fits as it is). Cards powered from the slot alone are held
+    to the power left for GPUs without the margin for spikes (FIT-003)."""
+    supply = "platform.gpu_power_available_w" if slot_powered(option, facts) else None
     return policy.power_cut(
         option.total_power_w,
-        _budget(facts, "platform.gpu_power_budget_w"),
+        _budget(facts, supply or "platform.gpu_power_budget_w"),
         _budget(facts, "platform.circuit_gpu_budget_w"),
     )
+
+
+def slot_powered(option: Option, facts: Mapping[str, Value]) -> bool:
+    """Whether every card of ``option`` draws from the x16 slot alone (board power at
+    most ``platform.slot_power_w``): no auxiliary cable, no margin for its spikes."""
+    slot = _budget(facts, "platform.slot_power_w")
+    return slot is not None and all(s.tdp_w <= slot for s in option.skus)
 
 
 def dp_link(option: Option, facts: Mapping[str, Value], policy: Policy) -> Link:
@@ -242,7 +259,9 @@ class RankTerms:
 
 def _throughput(option: Option, facts: Mapping[str, Value], speed: float, scaling: float) -> float:
     kept = performance(option.kept_sku, facts) * option.kept if option.kept_sku else 0.0
-    return (performance(option.sku, facts) * option.count + kept) * speed * scaling
+    # Every host's cards: the lifecycle cost it is set against is the whole purchase's.
+    per_host = (performance(option.sku, facts) * option.count + kept) * speed * scaling
+    return per_host * option.hosts
 
 
 def bandwidth(option: Option) -> float:
@@ -338,6 +357,7 @@ def rank_key(
     terms_of = rank_terms(options, facts, policy, fastest=fastest, cheapest=cheapest)
     wanted_cards = cards_wanted(facts)
     by_bandwidth = bandwidth_bound(facts, policy)
+    whole_need = _whole_need(facts)
 
     def key(option: Option) -> tuple[tuple[float, ...], str]:
         t = terms_of(option)
@@ -348,9 +368,17 @@ def rank_key(
         split = float(option.cards) if option.shape == "multi-gpu-model-parallel" else 0.0
         nothing = t.buys_nothing and not short
         # A stated latency target decides before capacity: an option that misses it is
-        # never first while one that meets it is left.
+        # never first while one that meets it is left. Then the whole need within the
+        # budget over all the hosts it takes (engine.wholeneed).
         misses = 1.0 if t.meets_target is False else 0.0
-        first = (misses, -t.jobs_served, 0.0 if nothing else 1.0, float(t.stale), split)
+        first = (
+            misses,
+            whole_need(option),
+            -t.jobs_served,
+            0.0 if nothing else 1.0,
+            float(t.stale),
+            split,
+        )
         tail = f"{option.sku.id}:{option.count}:{option.kept}"
         cost = t.lifecycle_usd
         if cost is None:
@@ -367,6 +395,19 @@ def rank_key(
         return (*first, 0.0, short, 1.0, 0.0, cost, -option.sku.vram_gib), tail
 
     return key
+
+
+def _whole_need(facts: Mapping[str, Value]) -> Callable[[Option], float]:
+    """The first rank term: options that serve every wanted job within the budget, over
+    all the hosts they need, before those that do not (:mod:`gpuadvisor.engine.wholeneed`);
+    a constant where every option serves every wanted job."""
+    if not needs_whole_inputs(facts):
+        return _within
+    return lambda option: whole_need_term(option, facts)
+
+
+def _within(option: Option) -> float:
+    return 0.0
 
 
 def unpriced_key(

@@ -21,6 +21,7 @@ from typing import Literal, NamedTuple
 from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import FACTS_BY_NAME
+from gpuadvisor.engine.wholeneed import jobs_wanted, needs_whole_inputs, whole_need_usd
 
 #: Inputs scanned, in the order reported.
 NUMERIC_INPUTS = (
@@ -32,6 +33,7 @@ NUMERIC_INPUTS = (
     "requirements.lifecycle_years",
     "platform.gpu_count_max",
     "platform.psu_headroom_w",
+    "platform.psu_w",
     "platform.max_gpu_slot_width",
     "platform.gpu_slots_total",
     "platform.circuit_w",
@@ -67,6 +69,7 @@ STEP: dict[str, float] = {
     "requirements.lifecycle_years": 0.1,
     "platform.gpu_count_max": 1,
     "platform.psu_headroom_w": 1,
+    "platform.psu_w": 1,
     "platform.max_gpu_slot_width": 1,
     "platform.gpu_slots_total": 1,
     "platform.circuit_w": 1,
@@ -83,6 +86,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "requirements.lifecycle_years": (0.1, 20),
     "platform.gpu_count_max": (1, 16),
     "platform.psu_headroom_w": (0, 100_000),
+    "platform.psu_w": (1, 100_000),
     "platform.max_gpu_slot_width": (1, 5),
     "platform.gpu_slots_total": (1, 80),
     "platform.circuit_w": (1, 100_000),
@@ -116,7 +120,7 @@ INTEGER_INPUTS = (
 PARALLEL_ONLY = ("workload.gpus_per_job",)
 
 #: Inputs 0 means "not stated" for: scanned only when stated.
-UNSTATED_AT_ZERO = ("platform.gpu_slots_total", "platform.circuit_w")
+UNSTATED_AT_ZERO = ("platform.gpu_slots_total", "platform.circuit_w", "platform.psu_w")
 
 #: Inputs the options or their ranking read directly (see gpuadvisor.engine.options).
 OPTION_INPUTS = (
@@ -149,13 +153,20 @@ def _grid(
         values = sizes | {s + 0.5 for s in sizes} | {s * 0.9 for s in sizes}
     elif name == "budget.max_usd":
         options = engine.memo.option_set(facts).options
-        # Options on quote have no total: no price step to find.
+        # Options on quote have no total: no price step to find. An option serving
+        # fewer jobs than wanted also steps where the cards of every host it needs fit.
         totals = {t for o in options if (t := o.total_price_usd) is not None}
+        if needs_whole_inputs(facts):
+            wanted = jobs_wanted(facts)
+            totals |= {t for o in options if (t := whole_need_usd(o, wanted)) is not None}
         values = totals | {t - 1 for t in totals if t > 1}
-    elif name == "platform.psu_headroom_w":
+    elif name in ("platform.psu_headroom_w", "platform.psu_w"):
         powers = {o.total_power_w for o in engine.memo.option_set(facts).options}
         keep = 1 - policy.power.transient_margin
-        values = {p / keep for p in powers} | {0.8 * p / keep for p in powers}
+        # A stated rating feeds the host's own draw first.
+        host = float(facts.get("platform.host_draw_w") or 0.0) if name == "platform.psu_w" else 0.0
+        values = {p / keep + host for p in powers} | {0.8 * p / keep + host for p in powers}
+        values |= {p + host for p in powers}  # cards powered from the slot: no margin
     else:
         values = set(_FIXED_GRIDS[name])
     low, high = BOUNDS[name]
@@ -263,6 +274,8 @@ def scan(engine: Engine, core: Core) -> list[Flip]:
             continue
         if name in UNSTATED_AT_ZERO and not current:
             continue
+        if name == "platform.psu_headroom_w" and base_facts.get("platform.psu_w"):
+            continue  # the stated rating decides the power for GPUs, not the headroom
         if name in PARALLEL_ONLY and base_facts.get("workload.parallelism") == "none":
             continue
         up, down = _grid(name, float(current), engine, base_facts)
@@ -277,13 +290,15 @@ def scan(engine: Engine, core: Core) -> list[Flip]:
 #: Derived facts and the inputs they come from (engine.facts.derive_facts): a rule that
 #: reads a derived fact reads these.
 _DERIVED_FROM: dict[str, tuple[str, ...]] = {
+    "workload.jobs_per_host": ("workload.concurrent_jobs",),
     "workload.vram_need_with_headroom_gib": ("workload.vram_need_gib",),
     "platform.gpu_slots_available": (
         "platform.gpu_slots_total",
         "platform.gpu_count_max",
         "platform.max_gpu_slot_width",
     ),
-    "platform.gpu_power_budget_w": ("platform.psu_headroom_w",),
+    "platform.gpu_power_budget_w": ("platform.psu_headroom_w", "platform.psu_w"),
+    "platform.gpu_power_available_w": ("platform.psu_headroom_w", "platform.psu_w"),
     "platform.circuit_gpu_budget_w": ("platform.circuit_w",),
 }
 

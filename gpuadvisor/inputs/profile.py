@@ -9,7 +9,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from gpuadvisor.inputs.textio import load_document, parse_document
+from gpuadvisor.errors import InputError
+from gpuadvisor.inputs.textio import load_document, locate_field, parse_document
 from gpuadvisor.inputs.validation import input_error
 from gpuadvisor.inputs.workload_model import Model, either_schema, missing_error
 from gpuadvisor.vocabulary import (
@@ -157,6 +158,15 @@ class Requirements(_Section):
     downtime_cost_per_hour_usd: float = Field(
         0.0, ge=0, le=1e9, description="What one hour of this system being down costs."
     )
+    # CONTRACT §7: a software vendor's stated minimum card.
+    min_card_memory_gb: float | None = Field(
+        None,
+        gt=0,
+        le=4096,
+        description="The smallest card a software vendor supports, in GB as vendors print "
+        "it ('requires a 24 GB GPU'): checked against the card's label, not its usable "
+        "memory. Not stated: no vendor minimum.",
+    )
 
     @model_validator(mode="after")
     def _edition_needs_vgpu(self) -> "Requirements":
@@ -203,6 +213,47 @@ class Platform(_Section):
         description="The owner accepts power-limiting the cards (nvidia-smi -pl) to fit the "
         "power supply, the circuit or the heat.",
     )
+    # CONTRACT §7: seats and hosts, and the host's own power.
+    hosts: int = Field(
+        1,
+        ge=1,
+        le=1000,
+        description="Identical hosts or workstations the purchase equips, each with its own "
+        "cards (5 CAD seats: 5). The wanted jobs (workload.concurrent_jobs, over all hosts) "
+        "are spread over them; every total, capacity and budget check counts all of them.",
+    )
+    psu_w: float = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="The power supply's rating in W, when that is what is known rather "
+        "than the power left for GPUs: state it instead of psu_headroom_w, and the GPUs get "
+        "it less the host's own draw (cpu_w and system_w). 0 = not stated.",
+    )
+    cpu_w: float | None = Field(
+        None,
+        ge=0,
+        le=10_000,
+        description="What the CPUs draw under load, W, all sockets together (for the "
+        "circuit check and psu_w). Not stated: the policy's assumption per socket "
+        "(rules/_policy.toml), named in the report.",
+    )
+    system_w: float | None = Field(
+        None,
+        ge=0,
+        le=10_000,
+        description="What the rest of the host draws beside the CPUs and GPUs (board, "
+        "memory, drives, fans), W. Not stated: the policy's assumption.",
+    )
+
+    @model_validator(mode="after")
+    def _one_power_figure(self) -> "Platform":
+        if self.psu_w > 0 and "psu_headroom_w" in self.model_fields_set:
+            raise ValueError(
+                "state psu_w (the supply's rating) or psu_headroom_w (the power left for "
+                "the GPUs), not both: with psu_w, the GPUs get it less cpu_w and system_w"
+            )
+        return self
 
 
 class Team(_Section):
@@ -265,6 +316,12 @@ def _special(error: Any) -> tuple[str, str | None] | None:
             f"unsupported schema {error['input']!r}",
             f"this gpuadvisor reads '{PROFILE_SCHEMA}'",
         )
+    if error["type"] == "value_error" and loc == ("platform",) and "psu_w" in error["msg"]:
+        return (
+            str(error["ctx"]["error"]),
+            "keep the one you know and delete the other line (a template or `ask` writes "
+            "psu_headroom_w with its default)",
+        )
     if error["type"] == "tuple_type":
         return 'Input should be a list of names, like ["Ansys Fluent"]', None
     if error["type"] == "missing" and loc == ("workload", "vram_need_gib"):
@@ -285,11 +342,31 @@ def _special(error: Any) -> tuple[str, str | None] | None:
 def profile_from_data(data: dict[str, Any], *, name: str, text: str | None = None) -> Profile:
     """Validate parsed data; the first problem becomes an InputError with its location."""
     try:
-        return Profile.model_validate(data)
+        profile = Profile.model_validate(data)
     except ValidationError as exc:
         raise input_error(
             exc, file=name, text=text, known_names=_known_names, special=_special
         ) from None
+    _check_hosts(profile, name, text)
+    return profile
+
+
+def _check_hosts(profile: Profile, name: str, text: str | None) -> None:
+    """The wanted jobs count over all hosts: fewer jobs than hosts means the jobs were
+    counted per host, or the hosts are more than the need (a question, not a guess)."""
+    hosts, jobs = profile.platform.hosts, profile.workload.concurrent_jobs
+    if jobs >= hosts:
+        return
+    path = ("platform", "hosts")
+    raise InputError(
+        f"{hosts} hosts for {jobs} concurrent job{'s' if jobs != 1 else ''}: "
+        "workload.concurrent_jobs counts the jobs, seats or users over all hosts",
+        file=name,
+        line=locate_field(text, path) if text is not None else None,
+        field=".".join(path),
+        hint=f"5 workstations with one seat each are hosts = 5 and concurrent_jobs = 5; "
+        f"state concurrent_jobs = {hosts} or more, or fewer hosts",
+    )
 
 
 def load_profile(path: Path) -> Profile:

@@ -79,9 +79,10 @@ class Column(NamedTuple):
         pick = self.pick
         if pick.kept_count and not pick.count:
             return f"keep {pick.kept_count} × {pick.kept_name}"
+        each = f" in each of {pick.hosts} hosts" if pick.hosts > 1 else ""
         if pick.kept_count:
-            return f"{pick.count} × {pick.name} + {pick.kept_count} kept"
-        return f"{pick.count} × {pick.name}"
+            return f"{pick.count} × {pick.name} + {pick.kept_count} kept{each}"
+        return f"{pick.count} × {pick.name}{each}"
 
     @property
     def job_memory_gib(self) -> float:
@@ -108,6 +109,7 @@ def fit_rows(columns: Sequence[Column], need_gib: float | None) -> tuple[Row, ..
             return "none needed"
         return f"{format_value(p.power_limit_w)} W (about {format_value(p.speed_cost_pct)}% slower)"
 
+    several = any(p.hosts > 1 for p in picks)
     rows = [
         Row("Jobs served", tuple(f"{p.jobs_served} of {p.jobs_wanted}" for p in picks)),
         Row("Usable / needed per job", tuple(usable(p) for p in picks)),
@@ -119,7 +121,7 @@ def fit_rows(columns: Sequence[Column], need_gib: float | None) -> tuple[Row, ..
             ),
         ),
         Row(
-            "Cards in the host",
+            "Cards in each host" if several else "Cards in the host",
             tuple(
                 f"{p.cards_total}" + (f" ({p.kept_count} kept)" if p.kept_count else "")
                 for p in picks
@@ -130,6 +132,8 @@ def fit_rows(columns: Sequence[Column], need_gib: float | None) -> tuple[Row, ..
             tuple("–" if p.slots_total is None else format_value(p.slots_total) for p in picks),
         ),
     ]
+    if several:
+        rows.insert(4, Row("Hosts", tuple(format_value(p.hosts) for p in picks)))
     if any(p.power_limit_w is not None for p in picks):
         rows.append(Row("Power limit per card", tuple(limit(p) for p in picks)))
     return tuple(rows)
@@ -157,10 +161,13 @@ def purchase_lines(decision: Decision) -> tuple[str, ...]:
             f"Memory: {format_value(round(top.usable_vram_gib, 2))} GiB usable per job for a "
             f"need of {need} GiB ({format_value(round(top.headroom_gib, 2))} GiB headroom)."
         )
+    if top is not None and (top.hosts > 1 or len(top.line_items) > 1):
+        lines.append(f"Bought: {line_items_text(top)}.")
     if top is not None and top.slots_total is not None and top.board_power_w is not None:
         cards = top.cards_total
+        where = "in each host" if top.hosts > 1 else "in the host"
         lines.append(
-            f"Fit: {cards} card{'s' if cards != 1 else ''} in the host "
+            f"Fit: {cards} card{'s' if cards != 1 else ''} {where} "
             f"{'takes' if cards == 1 else 'take'} "
             f"{format_value(top.slots_total)} slot position"
             f"{'' if top.slots_total == 1 else 's'} and "
@@ -182,10 +189,22 @@ def purchase_lines(decision: Decision) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def line_items_text(pick: Pick) -> str:
+    """What is bought, item by item: ``5 × NVIDIA RTX A2000 12GB ($2,245)``."""
+    return "; ".join(
+        f"{item.count} × {item.name} ("
+        + ("on quote" if item.usd is None else f"${item.usd:,.0f}")
+        + ")"
+        for item in pick.line_items
+    )
+
+
 def buy_text(decision: Decision) -> str:
     top = decision.picks[0] if decision.picks else None
     if top is None:
         return "nothing fits"
     if top.count == 0:
         return "nothing (keep the cards in the host)"
+    if top.hosts > 1:
+        return f"{top.count} × {top.name} in each of {top.hosts} hosts"
     return f"{top.count} × {top.name}"

@@ -41,6 +41,13 @@ __all__ = [
 #: and the catalog; worked out again whenever a fact they come from changes.
 DERIVED_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
+        "workload.jobs_per_host",
+        "number",
+        "The wanted jobs one host serves: workload.concurrent_jobs spread over "
+        "platform.hosts (the jobs themselves with one host).",
+        source="profile",
+    ),
+    FactSpec(
         "workload.vram_need_with_headroom_gib",
         "number",
         "Memory one job needs with the headroom it keeps (rules/_policy.toml).",
@@ -61,10 +68,34 @@ DERIVED_FACTS: tuple[FactSpec, ...] = (
         source="policy",
     ),
     FactSpec(
+        "platform.host_draw_w",
+        "number",
+        "What the host draws beside the GPUs: cpu_w and system_w, or the policy's "
+        "assumption for what is not stated.",
+        "W",
+        source="policy",
+    ),
+    FactSpec(
+        "platform.gpu_power_available_w",
+        "number",
+        "Power the supply leaves for the GPUs: psu_headroom_w, or psu_w less the host's "
+        "own draw when the rating is stated.",
+        "W",
+        source="policy",
+    ),
+    FactSpec(
         "platform.gpu_power_budget_w",
         "number",
-        "Board power the GPUs may draw from the supply: psu_headroom_w less the margin "
-        "for transients.",
+        "Board power the GPUs may draw from the supply: the power it leaves for them "
+        "(gpu_power_available_w) less the margin for transients.",
+        "W",
+        source="policy",
+    ),
+    FactSpec(
+        "platform.slot_power_w",
+        "number",
+        "The most a card may draw from the x16 slot alone (PCIe CEM, 75 W): a card of at "
+        "most this board power has no auxiliary power cable.",
         "W",
         source="policy",
     ),

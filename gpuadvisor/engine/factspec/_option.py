@@ -18,17 +18,22 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
         "option.gpu_count",
         "number",
-        "Cards the option runs on: those bought and those kept in the host.",
+        "Cards the option runs on in each host: those bought and those kept.",
         scope="option",
         source="option",
     ),
     FactSpec(
-        "option.total_price_usd", "number", "Cards × price.", "USD", scope="option", source="option"
+        "option.total_price_usd",
+        "number",
+        "Cards × price, for every host the purchase equips (platform.hosts).",
+        "USD",
+        scope="option",
+        source="option",
     ),
     FactSpec(
         "option.total_power_w",
         "number",
-        "Board power of every card the option runs on (kept cards included).",
+        "Board power of every card the option runs on in one host (kept cards included).",
         "W",
         scope="option",
         source="option",
@@ -45,12 +50,18 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
         "option.total_slots",
         "number",
-        "Slot positions all cards occupy (kept cards included).",
+        "Slot positions all cards of one host occupy (kept cards included).",
         "slots",
         scope="option",
         source="option",
     ),
-    FactSpec("option.new_gpu_count", "number", "Cards bought.", scope="option", source="option"),
+    FactSpec(
+        "option.new_gpu_count",
+        "number",
+        "Cards bought for each host.",
+        scope="option",
+        source="option",
+    ),
     FactSpec(
         "option.kept_gpu_count",
         "number",
@@ -68,7 +79,7 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
         "option.jobs_served",
         "number",
-        "Concurrent jobs (or users) the option serves at once.",
+        "Concurrent jobs (or users) the option serves at once, over every host.",
         scope="option",
         source="option",
     ),

@@ -1,0 +1,232 @@
+"""Seats and hosts in words: what a concurrent job is called, the hosts a purchase equips
+("1 card in each of 5 workstations, 5 cards"), its line items, and the capacity of the
+whole purchase against the wanted jobs and the budget for the whole need.
+
+The numbers come from the engine (:mod:`gpuadvisor.engine.wholeneed`); this module only
+phrases them, so every total it states counts every host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gpuadvisor.decision.made import made
+from gpuadvisor.decision.model import Capacity, LineItem
+from gpuadvisor.engine.capacity import number
+from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.option import Option
+from gpuadvisor.engine.policy import Policy
+from gpuadvisor.engine.wholeneed import (
+    hosts_needed,
+    jobs_wanted,
+    whole_need_floor_usd,
+    whole_need_usd,
+    within_budget,
+)
+from gpuadvisor.vocabulary import format_value
+
+
+def units(facts: Mapping[str, Value]) -> tuple[str, str]:
+    """What a concurrent job is called for this work (singular, plural)."""
+    return ("user", "users") if facts.get("workload.kind") == "vdi" else ("job", "jobs")
+
+
+def counted(number: int, facts: Mapping[str, Value]) -> str:
+    one, many = units(facts)
+    return f"{number:,} {one if number == 1 else many}"
+
+
+def host_noun(facts: Mapping[str, Value], count: int) -> str:
+    """What one of the profile's hosts is called: a workstation (tower or workstation
+    chassis), a server (rack chassis), else a host; plural for ``count`` other than 1."""
+    chassis = str(facts.get("platform.chassis", ""))
+    if chassis in ("tower", "workstation"):
+        noun = "workstation"
+    elif chassis.startswith("rack"):
+        noun = "server"
+    else:
+        noun = "host"
+    return noun if count == 1 else f"{noun}s"
+
+
+def cards_words(count: int) -> str:
+    return f"{count:,} card{'' if count == 1 else 's'}"
+
+
+def in_each(option: Option, facts: Mapping[str, Value]) -> str:
+    """`` in each of 5 workstations`` for a purchase of several hosts, else empty."""
+    if option.hosts <= 1:
+        return ""
+    return f" in each of {option.hosts:,} {host_noun(facts, option.hosts)}"
+
+
+def kept_where(option: Option, facts: Mapping[str, Value]) -> str:
+    """Where kept cards are: ``the host``, or ``each of the 5 workstations``."""
+    if option.hosts <= 1:
+        return "the host"
+    return f"each of the {option.hosts:,} {host_noun(facts, option.hosts)}"
+
+
+def hosts_words(option: Option, facts: Mapping[str, Value]) -> str:
+    """The purchase over its hosts, for a pick: ``1 card in each of 5 workstations, 5
+    cards`` (kept cards named); empty for one host."""
+    if option.hosts <= 1:
+        return ""
+    bought = option.count * option.hosts
+    text = f"{cards_words(option.count)}{in_each(option, facts)}, {cards_words(bought)}"
+    if option.kept:
+        text += f" beside the {option.kept} kept in each"
+    return text
+
+
+def price_words(option: Option) -> str:
+    """``about $2,500``, or for several hosts ``5 cards, about $3,500 in total``."""
+    total = option.total_price_usd
+    price = "price on quote" if total is None else f"about ${total:,.0f}"
+    if option.hosts <= 1:
+        return price
+    in_total = "" if total is None else " in total"
+    return f"{cards_words(option.count * option.hosts)}, {price}{in_total}"
+
+
+def line_items_of(option: Option) -> tuple[LineItem, ...]:
+    """What is bought, one line per item: the cards first, over every host (none when
+    nothing is bought). Sync boards and bridges join the list as items of their own."""
+    if option.count == 0:
+        return ()
+    return (
+        made(
+            LineItem,
+            {
+                "name": option.sku.name,
+                "count": option.count * option.hosts,
+                "usd": option.total_price_usd,
+            },
+        ),
+    )
+
+
+def _served_words(top: Option, wanted: int, facts: Mapping[str, Value]) -> str:
+    cards = top.cards
+    verb = "serves" if cards == 1 and top.hosts == 1 else "serve"
+    if top.hosts <= 1:
+        return f"{cards_words(cards)} {verb} {top.jobs_served} of {counted(wanted, facts)}"
+    return (
+        f"{cards_words(cards)} in each of {top.hosts:,} {host_noun(facts, top.hosts)} "
+        f"({cards_words(cards * top.hosts)}) {verb} {top.jobs_served} of "
+        f"{counted(wanted, facts)}"
+    )
+
+
+def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | None:
+    """The whole purchase against the wanted jobs: jobs served over every host, the
+    hosts like these that serve them all, and on a shortfall what their cards cost
+    against the budget."""
+    if top is None:
+        return None
+    wanted = jobs_wanted(facts)
+    served = top.jobs_served
+    needed = hosts_needed(top, wanted) if served else 0
+    summary = _served_words(top, wanted, facts)
+    all_hosts: float | None = None
+    within: bool | None = None
+    if served < wanted:
+        like = "like this" if top.hosts == 1 else "like these"
+        summary += f"; {needed} {host_noun(facts, needed)} {like} serve all {wanted:,}"
+        all_hosts = whole_need_usd(top, wanted)
+        budget = number(facts, "budget.max_usd")
+        if all_hosts is None:
+            summary += f" ({_quoted(top, wanted, needed, facts)})"
+        else:
+            within = within_budget(top, facts)
+            plural = host_noun(facts, needed)
+            summary += f" (about ${all_hosts:,.0f} in cards for the {needed} {plural}; " + (
+                f"within the budget of ${budget:,.0f})"
+                if within
+                else f"the budget is ${budget:,.0f})"
+            )
+    _, many = units(facts)
+    return made(
+        Capacity,
+        {
+            "jobs_wanted": wanted,
+            "jobs_served": served,
+            "cards": top.cards * top.hosts,
+            "hosts": top.hosts,
+            "cards_per_host": top.cards,
+            "hosts_needed": needed,
+            "shortfall": served < wanted,
+            "hosts_cards_usd": all_hosts,
+            "whole_need_within_budget": within,
+            "unit": many,
+            "summary": summary + ".",
+        },
+    )
+
+
+def _quoted(top: Option, wanted: int, needed: int, facts: Mapping[str, Value]) -> str:
+    """The cards of every host needed when they are priced on quote: at least the floor
+    the budget was held to, where there is one."""
+    floor = whole_need_floor_usd(top, wanted)
+    if floor is None:
+        return "their cards priced on quote"
+    budget = number(facts, "budget.max_usd")
+    return (
+        f"at least ${floor:,.0f} in cards for the {needed} {host_noun(facts, needed)}, "
+        f"priced on quote; the budget is ${budget:,.0f}"
+    )
+
+
+def shortfall_words(capacity: Capacity, top: Option, facts: Mapping[str, Value]) -> str:
+    """The headline's sentence on a shortfall: what is served, the hosts that serve all,
+    and what their cards cost against the budget."""
+    needed = capacity.hosts_needed
+    like = "like this" if capacity.hosts == 1 else "like these"
+    text = (
+        f" It serves {capacity.jobs_served} of {counted(capacity.jobs_wanted, facts)}: "
+        f"{needed} {host_noun(facts, needed)} {like} serve all {capacity.jobs_wanted:,}"
+    )
+    cost = capacity.hosts_cards_usd
+    if cost is None:
+        return text + f" ({_quoted(top, capacity.jobs_wanted, needed, facts)})."
+    budget = number(facts, "budget.max_usd")
+    if capacity.whole_need_within_budget:
+        return text + f", about ${cost:,.0f} in cards, within the ${budget:,.0f} budget."
+    return (
+        text + f", about ${cost:,.0f} in cards against a budget of ${budget:,.0f}: the "
+        f"budget is ${cost - budget:,.0f} short of the whole need."
+    )
+
+
+def host_power_assumptions(facts: Mapping[str, Value], policy: Policy) -> tuple[str, ...]:
+    """The assumption the circuit and power-supply checks rest on where the profile
+    leaves the host's own draw unstated (``platform.cpu_w``, ``platform.system_w``), for
+    the checks that take it off: a stated circuit or a stated supply rating."""
+    cpu, rest = facts.get("platform.cpu_w"), facts.get("platform.system_w")
+    circuit, supply = facts.get("platform.circuit_w"), facts.get("platform.psu_w")
+    uses = [
+        name
+        for name, stated in (("wall circuit", circuit), ("power supply's rating", supply))
+        if isinstance(stated, (int, float)) and stated > 0
+    ]
+    if not uses or (cpu is not None and rest is not None):
+        return ()
+    power = policy.power
+    sockets = int(number(facts, "platform.cpu_sockets"))
+    parts = []
+    if cpu is None:
+        per = format_value(power.cpu_w_per_socket)
+        each = f", {per} W per socket" if sockets > 1 else ""
+        parts.append(f"{format_value(power.cpu_w_per_socket * sockets)} W for the CPUs{each}")
+    if rest is None:
+        parts.append(f"{format_value(power.system_w)} W for the board, memory, drives and fans")
+    total = format_value(number(facts, "platform.host_draw_w"))
+    missing = [name for name, value in (("cpu_w", cpu), ("system_w", rest)) if value is None]
+    unstated = " and ".join(f"platform.{name}" for name in missing)
+    checks = " and the ".join(uses)
+    return (
+        f"The host's own draw beside the GPUs: {unstated} "
+        f"{'was' if len(missing) == 1 else 'were'} not stated, so the {checks} "
+        f"check{'s assume' if len(uses) > 1 else ' assumes'} {' and '.join(parts)} "
+        f"(rules/_policy.toml): {total} W in all before the GPUs.",
+    )

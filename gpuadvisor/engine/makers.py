@@ -1,0 +1,117 @@
+"""Making options: one object per distinct option (:class:`OptionMaker`, what a memo
+holds so that blocks of different plans share their options), and the options of one
+plan's hosts (:class:`OverHosts`): each made with the jobs one host's cards serve, and
+serving the wanted jobs spread over every host (``platform.hosts``)."""
+
+from __future__ import annotations
+
+from gpuadvisor.engine.option import Action, Option
+from gpuadvisor.inputs.catalog import Sku
+from gpuadvisor.vocabulary import Shape
+
+
+class OptionMaker:
+    """Makes options, one object per distinct option: what a memo holds so that the same
+    option in blocks of different plans shares its facts and judged cards."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[object, ...], Option] = {}
+
+    def option(
+        self,
+        shape: Shape,
+        sku: Sku,
+        count: int,
+        vram_per_job_gib: float,
+        jobs_served: int,
+        *,
+        kept: int = 0,
+        kept_sku: Sku | None = None,
+        cards_per_job: int = 1,
+        action: Action = "new",
+        hosts: int = 1,
+        jobs_per_host: int | None = None,
+    ) -> Option:
+        kept_id = kept_sku.id if kept_sku is not None else ""
+        key: tuple[object, ...] = (
+            shape,
+            sku.id,
+            count,
+            vram_per_job_gib,
+            jobs_served,
+            kept,
+            kept_id,
+            cards_per_job,
+            action,
+            hosts,
+            jobs_per_host,
+        )
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = Option(
+                shape,
+                sku,
+                count,
+                vram_per_job_gib,
+                jobs_served,
+                kept=kept,
+                kept_sku=kept_sku,
+                cards_per_job=cards_per_job,
+                action=action,
+                hosts=hosts,
+                jobs_per_host=jobs_per_host,
+            )
+        return found
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def clear(self) -> None:
+        self._made.clear()
+
+
+class OverHosts:
+    """An :class:`OptionMaker` for one plan's hosts: each option is made with the jobs
+    one host's cards serve, and serves the wanted jobs spread over every host."""
+
+    __slots__ = ("_hosts", "_make", "_wanted")
+
+    def __init__(self, make: OptionMaker, hosts: int, wanted: int) -> None:
+        self._make = make
+        self._hosts, self._wanted = hosts, wanted
+
+    def option(
+        self,
+        shape: Shape,
+        sku: Sku,
+        count: int,
+        vram_per_job_gib: float,
+        host_jobs: int,
+        *,
+        kept: int = 0,
+        kept_sku: Sku | None = None,
+        cards_per_job: int = 1,
+        action: Action = "new",
+    ) -> Option:
+        """The option of ``count`` cards per host whose cards serve ``host_jobs`` jobs
+        in each host."""
+        hosts = self._hosts
+        if hosts == 1:
+            served, per_host = host_jobs, None
+        else:
+            served, per_host = min(self._wanted, host_jobs * hosts), host_jobs
+        return self._make.option(
+            shape,
+            sku,
+            count,
+            vram_per_job_gib,
+            served,
+            kept=kept,
+            kept_sku=kept_sku,
+            cards_per_job=cards_per_job,
+            action=action,
+            hosts=hosts,
+            jobs_per_host=per_host,
+        )
