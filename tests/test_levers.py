@@ -308,3 +308,18 @@ def test_the_undecided_method_example_is_sized_as_lora_and_prices_qlora() -> Non
     assert qlora.inputs == {"workload.model.task": "qlora"}
     assert qlora.current == {"workload.model.task": "unknown"}
     assert qlora.total_usd is not None and qlora.total_usd < decision.picks[0].total_price_usd  # type: ignore[operator]
+
+
+def test_a_lever_that_still_falls_short_says_so() -> None:
+    """demand-beyond-one-host: more budget changes the pick, but 40 replicas still need
+    several hosts; the lever must not read as one that serves them all."""
+    from gpuadvisor.decision.words import describe_lever
+
+    decision = advise(
+        REPO / "examples" / "demand-beyond-one-host.toml",
+        evidence=evidence_for("demand-beyond-one-host"),
+    )
+    budget = next(lever for lever in decision.levers if lever.kind == "budget")
+    assert budget.short.startswith("it serves ") and " of 40 jobs" in budget.short
+    assert "hosts like this, cost $" in budget.short
+    assert budget.short in describe_lever(budget)

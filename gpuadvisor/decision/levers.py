@@ -9,11 +9,13 @@ from collections.abc import Mapping, Sequence
 
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Lever
+from gpuadvisor.decision.seats import units
 from gpuadvisor.engine.core import Core, Engine, Outcome
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.leverdata import LeverData, lever_data
 from gpuadvisor.engine.levers import Found, find_levers
 from gpuadvisor.engine.sensitivity import Flip
+from gpuadvisor.engine.wholeneed import hosts_needed, jobs_wanted, whole_need_usd
 from gpuadvisor.sizing.estimate import MemoryEstimate
 from gpuadvisor.vocabulary import format_value
 
@@ -39,15 +41,35 @@ CHASSIS_WORDS: dict[str, str] = {"tower": "tower", "workstation": "workstation"}
 
 
 def pick_words(outcome: Outcome) -> str:
-    """The purchase an answer comes to: ``2 × NVIDIA L4``, with the host's kept cards."""
+    """The purchase an answer comes to: ``2 × NVIDIA L4``, with the hosts it equips and
+    the host's kept cards."""
     top = outcome.top
     if top is None:
         return "no card meets every requirement"
     if top.count == 0:
         return f"nothing: keep the {top.kept} × {top.sku.name} in the host"
     text = f"{top.count} × {top.sku.name}"
+    if top.hosts > 1:
+        text += f" in each of {top.hosts} hosts"
     if top.kept_sku is not None:
         text += f" beside the {top.kept} × {top.kept_sku.name} kept"
+    return text
+
+
+def short_words(outcome: Outcome, facts: Mapping[str, Value]) -> str:
+    """When the purchase a lever brings still serves fewer jobs than wanted, how many it
+    serves and what the cards for all of them cost ("" when it serves every one): a
+    lever that changes the answer must not read as one that meets the whole need."""
+    top = outcome.top
+    wanted = jobs_wanted(facts)
+    if top is None or top.jobs_served >= wanted:
+        return ""
+    one, many = units(facts)
+    text = f"it serves {top.jobs_served:,} of {wanted:,} {one if wanted == 1 else many}"
+    cost = whole_need_usd(top, wanted)
+    if cost is not None:
+        hosts = hosts_needed(top, wanted)
+        text += f"; the cards for all of them, over {hosts:,} hosts like this, cost {_money(cost)}"
     return text
 
 
@@ -156,6 +178,7 @@ def lever_entry(
             "pick": f"{top.count} × {rate.class_}, rented"
             if rent and rate is not None
             else pick_words(found.outcome),
+            "short": "" if rent else short_words(found.outcome, facts),
             "total_usd": None if rent else top.total_price_usd,
             "kind": found.kind,
             "inputs": found.inputs,

@@ -164,6 +164,11 @@ class Lever(OutModel):
     total_usd: float | None = Field(
         description="What the cards it brings cost; null: on quote, or rented (see usd_per_hour)."
     )
+    short: str = Field(
+        "",
+        description="When the purchase it brings still serves fewer jobs than wanted: how "
+        "many it serves and what the cards for all of them cost; empty otherwise.",
+    )
     kind: LeverKind
     inputs: dict[str, float | int | bool | str | None] = Field(
         default_factory=dict,

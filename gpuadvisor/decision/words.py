@@ -23,7 +23,8 @@ def describe_lever(lever: Lever) -> str:
     if lever.count == 0:
         return f"{lever.change}: buy {lever.pick}."
     price = "price on quote" if lever.total_usd is None else f"${lever.total_usd:,.0f}"
-    return f"{lever.change}: buy {lever.pick}, {price}."
+    short = f"; {lever.short}" if lever.short else ""
+    return f"{lever.change}: buy {lever.pick}, {price}{short}."
 
 
 def a_or_an(number: str) -> str:
