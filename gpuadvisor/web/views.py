@@ -40,6 +40,8 @@ class QuestionView:
 
     field: str
     prompt: str
+    #: A line under the prompt for the answers so far ("Count them over all 5 machines").
+    aside: str
     why: str
     #: What the profile field means (its description), for "More about this question".
     details: str
@@ -124,6 +126,7 @@ def view_of(walk: Walk) -> QuestionView | None:
     return QuestionView(
         field=question.field,
         prompt=question.prompt,
+        aside=question.aside_for(Answers(walk.stated)),
         why=question.why,
         details=field_info(question.field).description or "",
         kind=kind,
