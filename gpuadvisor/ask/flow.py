@@ -93,7 +93,7 @@ def _present(
     if current is not NO_ANSWER:
         dialogue.say(f"  Enter keeps the current answer: {show(current)}")
     elif default is UNSTATED:
-        dialogue.say(f"  Default: {question.unknown_answer}")
+        dialogue.say(f"  Default: {question.unknown_answer or DONT_KNOW}")
     elif default is not NO_ANSWER:
         dialogue.say(f"  Default: {show(default)}")
     else:

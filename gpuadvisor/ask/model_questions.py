@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from gpuadvisor.ask.fields import Answers
+from gpuadvisor.ask.fields import UNSTATED, Answers
 from gpuadvisor.ask.question import Question
 from gpuadvisor.ask.units import is_unknown, memory_converter
 from gpuadvisor.errors import did_you_mean
@@ -110,6 +110,14 @@ def _image_size(text: str) -> Any:
 
 def _training(a: Answers) -> bool:
     return _describes_model(a) and a["workload.model.task"] != "inference"
+
+
+def _checkpointing(a: Answers) -> Any:
+    """On for QLoRA, as its recipes do; open where the method is not decided (the model
+    then turns it on for QLoRA, off otherwise, and what would change prices QLoRA with
+    it on); off else."""
+    task = a["workload.model.task"]
+    return UNSTATED if task == "unknown" else task == "qlora"
 
 
 def _native_precision(a: Answers) -> str:
@@ -271,9 +279,10 @@ MODEL_QUESTIONS: Final[tuple[Question, ...]] = (
         "workload.model.activation_checkpointing",
         "Will training recompute activations to save memory (gradient checkpointing)?",
         "It trades about a third more compute for a much smaller memory peak; if unsure, "
-        "keep the suggestion (QLoRA recipes turn it on).",
+        "keep the suggestion (QLoRA recipes turn it on; with the method not decided, it "
+        "is left open too).",
         when=_training,
-        suggest=lambda a: a["workload.model.task"] == "qlora",
+        suggest=_checkpointing,
     ),
     Question(
         "workload.model.kv_cache_precision",

@@ -315,6 +315,7 @@ class Pages:
             v=buyer_view(
                 decision,
                 budget_usd=profile.budget.max_usd,
+                slo_ms=profile.workload.latency_slo_ms,
                 asked=asked,
                 assumed=self._assumed(walk, profile),
             ),
