@@ -147,10 +147,7 @@ def test_training_suggests_a_method_not_decided_yet_and_asks_the_training_detail
     # what would change prices QLoRA as its recipes run it.
     assert "workload.model.activation_checkpointing" in flow.asked
     assert model.activation_checkpointing is None
-
-
-def test_a_full_finetune_asks_no_rank_and_no_precision() -> None:
-    flow = run_flow(
+    full = run_flow(
         {
             **MINIMAL,
             "workload.vram_need_gib": "unknown",
@@ -158,10 +155,10 @@ def test_a_full_finetune_asks_no_rank_and_no_precision() -> None:
             "workload.model.task": "full-finetune",
         }
     )
-    model = flow.profile.workload.model
-    assert model is not None and model.task == "full-finetune"
-    assert "workload.model.precision" not in flow.asked  # full fine-tuning: 16-bit states
-    assert "workload.model.lora_rank" not in flow.asked
+    assert full.profile.workload.model is not None
+    assert full.profile.workload.model.activation_checkpointing is False
+    assert "workload.model.precision" not in full.asked  # full fine-tuning: 16-bit states
+    assert "workload.model.lora_rank" not in full.asked
 
 
 def test_qlora_asks_the_rank_and_suggests_checkpointing() -> None:

@@ -66,13 +66,10 @@ def test_five_seats_are_counted_over_all_machines() -> None:
     profile = flow.interview.profile  # type: ignore[attr-defined]
     assert (profile.platform.hosts, profile.workload.concurrent_jobs) == (5, 5)
     assert parse_profile(written(flow)) == profile
-
-
-def test_one_machine_says_nothing_more_about_the_jobs() -> None:
-    flow = asked(WORKSTATION)
-    at = flow.said.index(BY_FIELD["workload.concurrent_jobs"].prompt)
-    assert flow.said[at + 1].startswith("  Why: ")
-    assert flow.interview.profile.platform.hosts == 1  # type: ignore[attr-defined]
+    one = asked(WORKSTATION)  # one machine: the jobs question says nothing more
+    at = one.said.index(BY_FIELD["workload.concurrent_jobs"].prompt)
+    assert one.said[at + 1].startswith("  Why: ")
+    assert one.interview.profile.platform.hosts == 1  # type: ignore[attr-defined]
 
 
 def test_fewer_jobs_than_machines_are_refused_at_the_jobs_question() -> None:
