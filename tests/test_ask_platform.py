@@ -112,6 +112,11 @@ def test_a_supply_rating_stands_in_for_the_power_left_for_the_gpus() -> None:
 def test_a_supply_rating_not_known_asks_the_power_left_for_the_gpus() -> None:
     flow = asked({**WORKSTATION, "platform.psu_w": "don't know", "platform.psu_headroom_w": "600"})
     assert flow.asked.index("platform.psu_w") + 1 == flow.asked.index("platform.psu_headroom_w")
+    at = flow.said.index(BY_FIELD["platform.psu_w"].prompt)
+    assert flow.said[at + 1] == (
+        "  The figure on its label or data sheet. If you know instead how many watts are "
+        "left over for the GPUs, answer don't know: that is the next question."
+    )
     # The power left has the host's draw taken off already: not asked, and no circuit.
     assert not {"platform.cpu_w", "platform.system_w"} & set(flow.asked)
     text = written(flow)

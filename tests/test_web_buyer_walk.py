@@ -97,6 +97,8 @@ def test_a_supply_rating_on_the_page_writes_one_power_figure(
     done = walker.walk({**WORKSTATION, "platform.psu_w": "1000 W", "platform.circuit_w": "1800"})
     assert "platform.psu_headroom_w" not in walker.asked
     assert {"platform.cpu_w", "platform.system_w"} <= set(walker.asked)
+    row = re.search(r'data-field="platform.psu_w">.*?<strong>(.*?)</strong>', done.html, re.S)
+    assert row and row.group(1) == "1000 W"  # as typed, without "(read as 1000 W)"
     toml = client.post("/download/toml", data={"walk": done.hidden["walk"]}).text
     assert "\npsu_w = 1000.0  #" in toml
     assert "\n# psu_headroom_w = 800.0  # (not stated: psu_w stands in for it)" in toml

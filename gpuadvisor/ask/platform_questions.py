@@ -109,13 +109,15 @@ PLATFORM_QUESTIONS: Final[tuple[Question, ...]] = (
     ),
     _detail(
         "platform.psu_w",
-        "What is the power supply of that box rated for, in watts (the figure on its "
-        "label or data sheet)? If you know instead how many watts are left over for the "
-        "GPUs, answer don't know and give that next.",
+        "What is the power supply of that box rated for, in watts?",
         "Cards that draw more than the power supply can give crash or do not start; "
         "gpuadvisor takes the processors' and the rest of the machine's draw off the "
         "rating; if unsure, answer don't know.",
         units=("watts", "watt", "w"),
+        aside=lambda a: (
+            "The figure on its label or data sheet. If you know instead how "
+            "many watts are left over for the GPUs, answer don't know: that is the next question."
+        ),
         replaces=(("platform.psu_headroom_w", "the power left over for the GPUs"),),
     ),
     _detail(

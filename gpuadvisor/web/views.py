@@ -164,6 +164,8 @@ def _shown(walk: Walk, path: str) -> str:
         return "describe the model (estimated from it)"
     text = show(value) + next((u for end, u in _UNITS if path.endswith(end)), "")
     typed = walk.typed.get(path)
+    if typed and "".join(typed.split()).lower() == "".join(text.split()).lower():
+        return text  # "650 W" read as 650 W: nothing to say
     return f"{typed} (read as {text})" if typed else text
 
 
