@@ -19,7 +19,7 @@ from typing import Final
 from gpuadvisor.decision.model import Capacity, Decision, Lever, Pick, PickSpeed
 from gpuadvisor.decision.words import pick_flags
 from gpuadvisor.vocabulary import format_value
-from gpuadvisor.web.wording import Wording
+from gpuadvisor.web.wording import Wording, wording
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,9 @@ def latency_line(decision: Decision, pick: Pick | None, slo_ms: float | None) ->
     if slo_ms is None or pick is None:
         return None
     label, target = "Time limit for one answer", time_words(slo_ms)
-    met = decision.recommendation.meets_target
+    met = (
+        pick.meets_target if pick.meets_target is not None else decision.recommendation.meets_target
+    )
     if met is None:
         return Line(
             label, f"{target}, not checked: speed is bounded for a described language model"
@@ -159,12 +161,13 @@ def purchase_lines(
     the line items, unit and total price, the budget checks, the time limit, the cost
     over the service life, the capacity, the confidence. The one place the purchase is
     summed up."""
+    say = wording()
     pick = decision.picks[0] if decision.picks else None
     rec = decision.recommendation
     lines = [Line("What to buy", what_to_buy(decision, pick))]
     if pick is not None and pick.count > 0:
         bought = cards_bought(pick)
-        many = pick.hosts_words if pick.hosts > 1 and pick.hosts_words else ""
+        many = say.words(pick.hosts_words) if pick.hosts > 1 and pick.hosts_words else ""
         lines.append(Line("Quantity", many or f"{bought} card{'s' if bought != 1 else ''}"))
         items = tuple(f"{i.count} × {i.name}: {money(i.usd)}" for i in pick.line_items)
         if items:
@@ -185,7 +188,7 @@ def purchase_lines(
         )  # fmt: skip
     if rec.capacity is not None:
         tone = "bad" if rec.capacity.shortfall else ""
-        lines.append(Line("Capacity", rec.capacity.summary, tone))
+        lines.append(Line("Capacity", say.words(rec.capacity.summary), tone))
     lines.append(Line("Confidence", rec.confidence, "" if rec.confidence == "high" else "bad"))
     return tuple(lines)
 
