@@ -101,15 +101,7 @@ def _leaf_fields() -> list[str]:
 #: Profile fields issue #30 §2 added (seats and hosts, the host's own power, a vendor's
 #: minimum card) before the questionnaire asks them: its rewrite adds their questions,
 #: and each leaves this set as it is asked (the test below fails until it does).
-AWAITING_QUESTIONS = frozenset(
-    {
-        "platform.hosts",
-        "platform.psu_w",
-        "platform.cpu_w",
-        "platform.system_w",
-        "requirements.min_card_memory_gb",
-    }
-)
+AWAITING_QUESTIONS: frozenset[str] = frozenset()
 
 
 def test_every_profile_field_has_exactly_one_question() -> None:
@@ -151,6 +143,7 @@ TRAINING_PATH = [
     "workload.kind",
     "workload.objective",
     "workload.vram_need_gib",
+    "platform.hosts",
     "workload.concurrent_jobs",
     "workload.parallelism",
     "workload.model_parallel_ready",
@@ -453,6 +446,7 @@ TRAINING_ANSWERS = [
     "training",  # workload.kind
     "throughput",  # workload.objective
     "20",  # workload.vram_need_gib
+    "",  # platform.hosts: 1
     "4",  # workload.concurrent_jobs
     "",  # workload.parallelism: none
     "",  # workload.model_parallel_ready: no
@@ -533,7 +527,7 @@ def test_ask_re_asks_a_bad_answer_without_a_traceback(cli: Cli, tmp_path: Path) 
 def test_ask_end_of_input_exits_2_and_keeps_the_existing_file(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "p.toml"
     out.write_text("previous contents")
-    result = cli("ask", "-o", str(out), "--force", stdin=lines(TRAINING_ANSWERS[:6]))
+    result = cli("ask", "-o", str(out), "--force", stdin=lines(TRAINING_ANSWERS[:7]))
     assert result.exit_code == 2
     assert "workload.parallelism: input ended before the questionnaire was complete" in (
         result.stderr
@@ -555,10 +549,10 @@ def test_ask_from_partial_profile_asks_only_the_rest(cli: Cli, tmp_path: Path) -
     start = tmp_path / "start.json"
     start.write_text(json.dumps(PARTIAL))
     out = tmp_path / "done.toml"
-    # Review the six given answers? no. Then Enter for the 24 training questions left,
-    # which include the details of the rack-4u the file names (slots, circuit and power
-    # limiting among them).
-    answers = ["no"] + [""] * 24
+    # Review the six given answers? no. Then Enter for the 26 training questions left,
+    # which include the details of the rack-4u the file names (slots, the supply's rating
+    # and power limiting among them).
+    answers = ["no"] + [""] * 26
     result = cli("ask", "--from", str(start), "-o", str(out), stdin=lines(answers))
     assert result.exit_code == 0, result.stderr
     assert "start.json already answers 6 questions" in result.stderr
@@ -699,6 +693,7 @@ def test_full_session_through_a_pseudo_terminal(tmp_path: Path) -> None:
         child.expect_exact("Not accepted: answer with a number")
         child.expect_exact("> ")
         child.sendline("40")
+        answer("How many identical workstations or servers", "")
         answer("How many separate jobs", "")
         answer("Does the software already use several GPUs", "")
         answer("Could the team set up and run ONE model", "")
@@ -715,6 +710,7 @@ def test_full_session_through_a_pseudo_terminal(tmp_path: Path) -> None:
         answer("How many GPU cards can that box take at most?", "4")
         answer("May the cards be power-limited", "")
         child.expect_exact("Optional hardware details: ")
+        answer("What is the power supply of that box rated for", "don't know")
         answer("How many watts of power are left over", "1200")
         answer("How many slot positions can the GPUs take up together", "I don't know")
         answer("How many CPU sockets", "2")  # a rack has no wall-circuit question

@@ -124,7 +124,9 @@ def test_a_model_not_in_the_table_is_described_by_its_size() -> None:
     assert "workload.model.hf_config" in flow.asked and model.hf_config is None
 
 
-def test_training_suggests_full_finetune_and_asks_the_training_details() -> None:
+def test_training_suggests_a_method_not_decided_yet_and_asks_the_training_details() -> None:
+    """Training suggests "not decided yet" (sized as LoRA, and said so), not a full
+    fine-tune: its adapters' rank and the frozen copy's format are asked."""
     flow = run_flow(
         {
             **MINIMAL,
@@ -134,10 +136,29 @@ def test_training_suggests_full_finetune_and_asks_the_training_details() -> None
         }
     )
     model = flow.profile.workload.model
-    assert model is not None and model.task == "full-finetune" and model.batch == 4
-    assert "workload.model.precision" not in flow.asked  # full fine-tuning: 16-bit states
+    assert model is not None and model.task == "unknown" and model.batch == 4
+    assert "  Default: unknown" in flow.said
+    labels = [line for line in flow.said if line.strip().startswith("6) unknown")]
+    assert len(labels) == 1 and "not decided yet" in labels[0] and "LoRA" in labels[0]
+    assert {"workload.model.lora_rank", "workload.model.precision"} <= set(flow.asked)
+    assert model.lora_rank == 16 and model.precision == "bf16"
     assert "workload.model.concurrent_sequences" not in flow.asked
-    assert model.activation_checkpointing is False
+    # Checkpointing is not decided either: left open (on for QLoRA, off otherwise), so
+    # what would change prices QLoRA as its recipes run it.
+    assert "workload.model.activation_checkpointing" in flow.asked
+    assert model.activation_checkpointing is None
+    full = run_flow(
+        {
+            **MINIMAL,
+            "workload.vram_need_gib": "unknown",
+            "workload.model.name": "qwen2.5-7b",
+            "workload.model.task": "full-finetune",
+        }
+    )
+    assert full.profile.workload.model is not None
+    assert full.profile.workload.model.activation_checkpointing is False
+    assert "workload.model.precision" not in full.asked  # full fine-tuning: 16-bit states
+    assert "workload.model.lora_rank" not in full.asked
 
 
 def test_qlora_asks_the_rank_and_suggests_checkpointing() -> None:

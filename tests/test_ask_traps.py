@@ -24,7 +24,14 @@ import pytest
 from gpuadvisor.inputs.profile import load_profile
 
 from .conftest import REPO, CliResult
-from .test_ask import AWAITING_QUESTIONS, TRAINING_ANSWERS, TRAINING_PROFILE, lines, run_flow
+from .test_ask import (
+    AWAITING_QUESTIONS,
+    TRAINING_ANSWERS,
+    TRAINING_PATH,
+    TRAINING_PROFILE,
+    lines,
+    run_flow,
+)
 
 Cli = Callable[..., CliResult]
 
@@ -232,10 +239,11 @@ def test_unknown_chassis_is_written_as_not_known(cli: Cli, tmp_path: Path) -> No
     assert 'chassis = "tower"' not in text.replace('# chassis = "tower"', "")
     profile = load_profile(out)
     assert profile == TRAINING_PROFILE
-    # Nothing about the box is stated, but the fields no question asks yet (written with
-    # their defaults: the questionnaire's rewrite asks them).
+    # Nothing about the box is stated, but how many identical machines the purchase
+    # equips (asked with the jobs, Enter: 1) and the fields no question asks yet.
     unasked = {f.split(".", 1)[1] for f in AWAITING_QUESTIONS if f.startswith("platform.")}
-    assert profile.platform.model_fields_set <= unasked
+    assert profile.platform.model_fields_set <= {"hosts", *unasked}
+    assert profile.platform.hosts == 1
 
 
 def test_unknown_chassis_is_an_assumption_of_the_report(cli: Cli, tmp_path: Path) -> None:
@@ -250,8 +258,8 @@ def test_unknown_chassis_is_an_assumption_of_the_report(cli: Cli, tmp_path: Path
 
 def test_a_stated_chassis_is_no_assumption(cli: Cli, tmp_path: Path) -> None:
     answers = list(TRAINING_ANSWERS)
-    chassis = 17  # platform.chassis in TRAINING_PATH
-    answers[chassis : chassis + 1] = ["tower"] + [""] * 8  # then Enter for its 8 details
+    chassis = TRAINING_PATH.index("platform.chassis")
+    answers[chassis : chassis + 1] = ["tower"] + [""] * 9  # then Enter for its 9 details
     out = tmp_path / "p.toml"
     result = cli("ask", "-o", str(out), stdin=lines(answers))
     assert result.exit_code == 0, result.stderr

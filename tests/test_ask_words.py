@@ -177,10 +177,13 @@ def test_the_optional_hardware_details_are_asked_together_at_the_end_of_the_plat
     fields = [q.field for q in QUESTIONS]
     group = [q.field for q in QUESTIONS if q.group == HARDWARE]
     assert set(group) == {
+        "platform.psu_w",
         "platform.psu_headroom_w",
         "platform.gpu_slots_total",
         "platform.circuit_w",
         "platform.cpu_sockets",
+        "platform.cpu_w",
+        "platform.system_w",
         "platform.pcie_gen",
     }
     start = fields.index(group[0])

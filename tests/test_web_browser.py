@@ -1,11 +1,13 @@
 """The page in a real browser: Playwright for Python driving the system's Chromium
 (Debian's ``chromium``, installed by ``.ci/run``; nothing is downloaded at run time).
 
-Three invented buyers walk the page at 1280 and 390 px, as issue #31 asked: an AI team
-(an LLM endpoint, its memory estimated from the model), a CAD office (a workstation,
-its hardware details skipped, a budget in euros) and a lab uploading captures from
-``examples/evidence/`` (first two that come from different machines, which is warned
-before the report, then the right one). On every page: no horizontal overflow
+Four invented buyers walk the page at 1280 and 390 px, as issues #31 and #30 asked: an
+AI team (an LLM endpoint, its memory estimated from the model), a CAD office (a
+workstation, its hardware details skipped, a budget in euros), a lab uploading captures
+from ``examples/evidence/`` (first two that come from different machines, which is
+warned before the report, then the right one) and five CAD seats (five identical
+workstations, the power supply's rating instead of the power left, a vendor's minimum
+card), whose report shows the machines and the line items. On every page: no horizontal overflow
 (``tests/visual/overflow.js``, as the report's visual check), no script error; on every
 question: where it stands ("Question 7 of about 27", the sections). Each buyer changes
 one answer from the answers page and one from the report with one click each, never
@@ -79,6 +81,8 @@ class Buyer:
     captures: tuple[Path, ...] = ()
     #: Captures attached first that come from different machines (warned, replaced).
     mixed: tuple[Path, ...] = ()
+    #: What the first report's purchase summary says: (line, words in its value).
+    summary: tuple[tuple[str, str], ...] = ()
 
 
 BUYERS = (
@@ -159,6 +163,39 @@ BUYERS = (
         mixed=(
             EVIDENCE / "add-two-rtx-a5000" / "nvidia-smi-q.xml",
             EVIDENCE / "second-rtx-4090" / "nvidia-smi-q.txt",
+        ),
+    ),
+    Buyer(
+        "cad-seats",
+        {
+            "meta.title": "Five CAD seats for the design office",
+            "meta.requester": "Engineering IT",
+            "workload.kind": "cad-cae",
+            "workload.objective": "fleet-simplicity",
+            "workload.interactive": "yes",
+            "workload.vram_need_gib": "12",
+            "platform.hosts": "5 workstations",
+            "workload.frame_pacing_critical": "yes",
+            "requirements.certified_drivers": "yes",
+            "requirements.isv_apps": "SOLIDWORKS",
+            "requirements.min_card_memory_gb": "16 GB",
+            "requirements.lifecycle_years": "5",
+            "requirements.fleet_homogeneity": "yes",
+            "platform.chassis": "workstation",
+            "platform.max_gpu_slot_width": "2",
+            "platform.gpu_count_max": "1",
+            "platform.psu_w": "650 W",
+            "budget.max_usd": "4000",
+        },
+        ("workload.concurrent_jobs", "3", "Not accepted: fewer jobs than the 5 machines"),
+        ("budget.max_usd", "5k"),
+        ("requirements.lifecycle_years", "4"),
+        "5k (read as 5000 US dollars)",
+        summary=(
+            ("Quantity", "1 card in each of 5 workstations, 5 cards"),
+            ("Line items", "5 × NVIDIA RTX 2000 Ada Generation: $3,125"),
+            ("Total price", "$3,125 for all 5 machines"),
+            ("Budget", "within $5,000"),
         ),
     ),
 )
@@ -319,6 +356,17 @@ def change(page: Any, where: str, field: str, typed: str, steps: Steps) -> None:
         submit(page, lambda: page.click("button.primary"))
 
 
+def purchase(page: Any) -> dict[str, str]:
+    """The purchase summary as shown: each line's label and its value's words."""
+    lines = page.locator("dl.purchase .line")
+    return {
+        words(lines.nth(i).locator("dt").inner_text()): words(
+            lines.nth(i).locator("dd").inner_text()
+        )
+        for i in range(lines.count())
+    }
+
+
 def check_report(page: Any, buyer: Buyer) -> None:
     assert page.locator("#verdict").inner_text().strip()
     labels = page.locator("dl.purchase dt").all_inner_texts()
@@ -368,6 +416,11 @@ def test_a_buyer_walks_to_the_report_and_changes_answers_without_back(
         steps.shot("measurements")
     submit(page, lambda: page.click("text=Make the report"))
     check_report(page, buyer)
+    shown = purchase(page)
+    for label, said in buyer.summary:  # the machines and the line items, at each width
+        assert said in shown.get(label, ""), (label, shown)
+    if buyer.summary:
+        page.locator("dl.purchase").screenshot(path=str(steps.folder / "purchase.png"))
     steps.shot("report")
     if WEB_PAGE_PNG and width == 1280 and buyer.captures:
         page.screenshot(path=WEB_PAGE_PNG)

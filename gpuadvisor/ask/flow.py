@@ -68,9 +68,13 @@ def default_answer(question: Question, answers: Answers) -> Any:
     return info.get_default(call_default_factory=True)
 
 
-def _present(dialogue: Dialogue, question: Question, current: Any, default: Any) -> None:
+def _present(
+    dialogue: Dialogue, question: Question, answers: Answers, current: Any, default: Any
+) -> None:
     dialogue.say("")
     dialogue.say(question.prompt)
+    if aside := question.aside_for(answers):
+        dialogue.say(f"  {aside}")
     dialogue.say(f"  Why: {question.why}")
     info = field_info(question.field)
     values = literal_values(info.annotation)
@@ -89,7 +93,7 @@ def _present(dialogue: Dialogue, question: Question, current: Any, default: Any)
     if current is not NO_ANSWER:
         dialogue.say(f"  Enter keeps the current answer: {show(current)}")
     elif default is UNSTATED:
-        dialogue.say(f"  Default: {question.unknown_answer}")
+        dialogue.say(f"  Default: {question.unknown_answer or DONT_KNOW}")
     elif default is not NO_ANSWER:
         dialogue.say(f"  Default: {show(default)}")
     else:
@@ -155,7 +159,24 @@ def read_answer(question: Question, answers: Answers, text: str) -> tuple[Any, s
             if suggested is not None:
                 return suggested, None
         return UNSTATED, None
-    return parse_answer(question, text)
+    value, note = parse_answer(question, text)
+    problem = question.check(value, answers) if question.check is not None else None
+    if problem:
+        raise ValueError(problem)
+    return value, note
+
+
+def drop_replaced(question: Question, value: Any, stated: dict[str, Any]) -> str | None:
+    """Take out of ``stated`` the answers a stated value of ``question`` stands in for
+    (:attr:`Question.replaces`: a profile holds one of them, or ``advise`` refuses it);
+    what was taken out, in words, or None."""
+    if value is UNSTATED or not value:
+        return None
+    gone = [(words, stated.pop(path)) for path, words in question.replaces if path in stated]
+    if not gone:
+        return None
+    said = "; ".join(f"{words} ({show(was)})" for words, was in gone)
+    return f"Left out the earlier answer for {said}: this answer stands in for it."
 
 
 def parse_answer(question: Question, text: str) -> tuple[Any, str | None]:
@@ -201,7 +222,7 @@ def ask_question(
     why a starting file's value for this field was not accepted, said if the run ends.
     """
     default = default_answer(question, answers)
-    _present(dialogue, question, current, default)
+    _present(dialogue, question, answers, current, default)
     refusals = 0
     while True:
         line = dialogue.ask("> ")
@@ -360,6 +381,8 @@ def run_interview(
             unknown.append(question.field)
         else:
             stated[question.field] = value
+            if (left_out := drop_replaced(question, value, stated)) is not None:
+                dialogue.say(f"  {left_out}")
     profile = profile_from_data(as_document(stated), name=start_name or "<answers>")
     return Interview(profile, tuple(unknown))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from gpuadvisor.ask.fields import Answers
+from gpuadvisor.ask.fields import UNSTATED, Answers
 from gpuadvisor.ask.question import Question
 from gpuadvisor.ask.units import is_unknown, memory_converter
 from gpuadvisor.errors import did_you_mean
@@ -22,6 +22,9 @@ from gpuadvisor.vocabulary import ADAPTER_TASKS, FULL_TRAINING_TASKS
 DESCRIBE_WORDS: Final = frozenset(
     {"describe", "describe it", "describe the model", "describe model", "model", "estimate"}
 )
+#: Training sized as adapters: LoRA and QLoRA, and a method not decided yet, which is
+#: sized as LoRA (:data:`gpuadvisor.sizing.estimate.UNKNOWN_TASK_READ_AS`).
+SIZED_AS_ADAPTERS: Final = (*ADAPTER_TASKS, "unknown")
 _NONE: Final = frozenset({"none", "no", "-", "n/a", "na", ""})
 _MEMORY: Final = memory_converter(optional=True)
 
@@ -109,6 +112,14 @@ def _training(a: Answers) -> bool:
     return _describes_model(a) and a["workload.model.task"] != "inference"
 
 
+def _checkpointing(a: Answers) -> Any:
+    """On for QLoRA, as its recipes do; open where the method is not decided (the model
+    then turns it on for QLoRA, off otherwise, and what would change prices QLoRA with
+    it on); off else."""
+    task = a["workload.model.task"]
+    return UNSTATED if task == "unknown" else task == "qlora"
+
+
 def _native_precision(a: Answers) -> str:
     entry = find_model(str(a["workload.model.name"])) if a.known("workload.model.name") else None
     return entry.native_precision if entry is not None else "bf16"
@@ -175,8 +186,9 @@ MODEL_QUESTIONS: Final[tuple[Question, ...]] = (
     Question(
         "workload.model.task",
         "What does the job do with the model?",
-        "Training needs several times the memory of running the model; if unsure, answer "
-        "inference for serving and full-finetune for training.",
+        "Training needs several times the memory of running the model, and training every "
+        "weight several times that of training adapters; if unsure, answer inference for "
+        "serving, and unknown for training whose method is not decided yet.",
         when=_describes_model,
         choices=(
             ("inference", "runs the model to answer requests"),
@@ -184,9 +196,13 @@ MODEL_QUESTIONS: Final[tuple[Question, ...]] = (
             ("lora", "trains small adapters (LoRA) beside the frozen model"),
             ("qlora", "trains adapters on a model stored in 4 bits (QLoRA)"),
             ("pretrain", "trains a new model from scratch"),
-            ("unknown", "training, method not decided yet (sized as LoRA, and said so)"),
+            (
+                "unknown",
+                "training, not decided yet how: sized as LoRA adapters, the usual way to "
+                "adapt a published model, and the report says so",
+            ),
         ),
-        suggest=lambda a: "full-finetune" if a["workload.kind"] == "training" else None,
+        suggest=lambda a: "unknown" if a["workload.kind"] == "training" else None,
     ),
     Question(
         "workload.model.precision",
@@ -256,16 +272,17 @@ MODEL_QUESTIONS: Final[tuple[Question, ...]] = (
         "What LoRA rank (r) will the adapters have?",
         "Higher ranks train more parameters; QLoRA found the rank matters little once every "
         "layer has adapters; if unsure, keep 16.",
-        when=lambda a: _describes_model(a) and a["workload.model.task"] in ADAPTER_TASKS,
+        when=lambda a: _describes_model(a) and a["workload.model.task"] in SIZED_AS_ADAPTERS,
         suggest=lambda a: 16,
     ),
     Question(
         "workload.model.activation_checkpointing",
         "Will training recompute activations to save memory (gradient checkpointing)?",
         "It trades about a third more compute for a much smaller memory peak; if unsure, "
-        "keep the suggestion (QLoRA recipes turn it on).",
+        "keep the suggestion (QLoRA recipes turn it on; with the method not decided, it "
+        "is left open too).",
         when=_training,
-        suggest=lambda a: a["workload.model.task"] == "qlora",
+        suggest=_checkpointing,
     ),
     Question(
         "workload.model.kv_cache_precision",

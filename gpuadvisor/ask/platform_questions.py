@@ -1,7 +1,9 @@
 """The questions about ``[platform]``: the box the cards go into, then the optional
-hardware details few buyers can answer (power supply, slot positions, wall circuit,
-CPU sockets, PCIe generation), "don't know" by default and asked only of the boxes they
-mean something for. Spliced into ``QUESTIONS`` after the requirements."""
+hardware details few buyers can answer (the power supply's rating or the power left
+for the GPUs, slot positions, wall circuit, CPU sockets, what the host draws itself, PCIe
+generation), "don't know" by default and asked only of the boxes they mean something
+for. Spliced into ``QUESTIONS`` after the requirements; :data:`HOSTS_QUESTION` (how many
+identical machines) is asked with the jobs, before the count of jobs."""
 
 from __future__ import annotations
 
@@ -21,6 +23,18 @@ CHASSIS: Final = ("platform.chassis",)
 
 def _multi_gpu(a: Answers) -> bool:
     return a["workload.parallelism"] != "none" or bool(a["workload.model_parallel_ready"])
+
+
+def _no_supply_rating(a: Answers) -> bool:
+    """The power left for the GPUs is asked only where the supply's rating is not given
+    (a profile states one of the two)."""
+    return not a["platform.psu_w"]
+
+
+def _host_draw_counts(a: Answers) -> bool:
+    """What the processors and the rest of the host draw counts only against a supply's
+    rating or a wall circuit (the power left for the GPUs has it taken off already)."""
+    return bool(a["platform.psu_w"]) or bool(a["platform.circuit_w"])
 
 
 def _detail(field: str, prompt: str, why: str, **more: object) -> Question:
@@ -94,10 +108,24 @@ PLATFORM_QUESTIONS: Final[tuple[Question, ...]] = (
         depends_on=CHASSIS,
     ),
     _detail(
+        "platform.psu_w",
+        "What is the power supply of that box rated for, in watts?",
+        "Cards that draw more than the power supply can give crash or do not start; "
+        "gpuadvisor takes the processors' and the rest of the machine's draw off the "
+        "rating; if unsure, answer don't know.",
+        units=("watts", "watt", "w"),
+        aside=lambda a: (
+            "The figure on its label or data sheet. If you know instead how "
+            "many watts are left over for the GPUs, answer don't know: that is the next question."
+        ),
+        replaces=(("platform.psu_headroom_w", "the power left over for the GPUs"),),
+    ),
+    _detail(
         "platform.psu_headroom_w",
         "How many watts of power are left over for the GPUs in that box?",
         "Cards that draw more than the power supply can give crash or do not start; the "
         "vendor of the box or IT knows; if unsure, answer don't know (800 W is assumed).",
+        when=_no_supply_rating,
         units=("watts", "watt", "w"),
     ),
     _detail(
@@ -124,6 +152,24 @@ PLATFORM_QUESTIONS: Final[tuple[Question, ...]] = (
         when=lambda a: a["platform.chassis"] != "tower",
     ),
     _detail(
+        "platform.cpu_w",
+        "How many watts do the processors draw under load, all of them together (their "
+        "rated TDP is a fair figure)?",
+        "They share the power supply and the wall circuit with the cards; if unsure, "
+        "answer don't know (a usual figure per processor is assumed, and the report says "
+        "so).",
+        when=_host_draw_counts,
+        units=("watts", "watt", "w"),
+    ),
+    _detail(
+        "platform.system_w",
+        "How many watts does the rest of the machine draw (board, memory, drives, fans)?",
+        "It shares the power supply and the wall circuit with the cards too; if unsure, "
+        "answer don't know (a usual figure is assumed, and the report says so).",
+        when=_host_draw_counts,
+        units=("watts", "watt", "w"),
+    ),
+    _detail(
         "platform.pcie_gen",
         "Which PCIe generation are the card slots (3, 4 or 5)?",
         "Older slots slow down moving data to the card; if unsure, answer don't know "
@@ -131,3 +177,40 @@ PLATFORM_QUESTIONS: Final[tuple[Question, ...]] = (
         convert=lambda text: re.sub(r"^(pcie|pci-e|gen)\s*", "", text.strip().lower()),
     ),
 )
+
+#: How many identical machines the purchase equips: asked just before the jobs, which it
+#: changes (they are counted over all of them).
+HOSTS_QUESTION: Final = Question(
+    "platform.hosts",
+    "How many identical workstations or servers does this purchase equip, each with its own cards?",
+    "Five CAD seats are five workstations of one card each, not five jobs in one box; "
+    "the prices, the budget check and the capacity then count all of them; if unsure, "
+    "answer 1.",
+    units=("machines", "machine", "workstations", "workstation", "servers", "server", "hosts"),
+    check=lambda hosts, a: (
+        f"that is more machines than the {a['workload.concurrent_jobs']} jobs wanted at "
+        "the same time (counted over all machines): change that answer first, or answer "
+        "fewer machines"
+        if a.known("workload.concurrent_jobs") and hosts > a["workload.concurrent_jobs"]
+        else None
+    ),
+)
+
+
+def hosts_aside(a: Answers) -> str | None:
+    """What the jobs question adds once the purchase equips several machines."""
+    hosts = a["platform.hosts"]
+    if hosts <= 1:
+        return None
+    return f"Count them over all {hosts} machines together: one seat in each of {hosts} is {hosts}."
+
+
+def jobs_check(jobs: int, a: Answers) -> str | None:
+    """Fewer jobs than machines: the jobs were probably counted per machine."""
+    hosts = a["platform.hosts"]
+    if jobs >= hosts:
+        return None
+    return (
+        f"fewer jobs than the {hosts} machines this purchase equips: count the jobs, seats "
+        f"or users over all machines together ({hosts} or more)"
+    )

@@ -32,7 +32,13 @@ _BY_TABLE: Final = {
     "platform": "platform",
     "budget": "budget",
 }
-_BY_FIELD: Final = {"meta.title": "workload", "meta.requester": "workload", "meta.notes": "budget"}
+#: The count of identical machines is asked with the jobs it spreads.
+_BY_FIELD: Final = {
+    "meta.title": "workload",
+    "meta.requester": "workload",
+    "platform.hosts": "workload",
+    "meta.notes": "budget",
+}
 #: What a group of questions is called where it starts.
 GROUP_TITLES: Final = {HARDWARE: "Optional hardware details"}
 #: What is said as a group starts.

@@ -48,7 +48,14 @@ class Question:
     group: str = ""
     reads_unknown: bool = False
     also: str = ""
+    aside: Callable[[Answers], str | None] | None = None
+    check: Callable[[Any, Answers], str | None] | None = None
+    replaces: tuple[tuple[str, str], ...] = ()
 
     def applies(self, answers: Answers) -> bool:
         """Whether to ask this question after these answers (``ask`` and the web page)."""
         return all(answers.known(p) for p in self.depends_on) and self.when(answers)
+
+    def aside_for(self, answers: Answers) -> str:
+        """The line said under the prompt for these answers ("" for none)."""
+        return (self.aside(answers) or "") if self.aside is not None else ""

@@ -7,7 +7,13 @@ from typing import Final
 
 from gpuadvisor.ask.fields import Answers
 from gpuadvisor.ask.model_questions import MODEL_QUESTIONS, memory_gib
-from gpuadvisor.ask.platform_questions import PLATFORM_QUESTIONS, RACK_CHASSIS
+from gpuadvisor.ask.platform_questions import (
+    HOSTS_QUESTION,
+    PLATFORM_QUESTIONS,
+    RACK_CHASSIS,
+    hosts_aside,
+    jobs_check,
+)
 from gpuadvisor.ask.question import Converter, Question
 
 __all__ = ["QUESTIONS", "RACK_CHASSIS", "Converter", "Question"]
@@ -105,12 +111,16 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         also="describe, to describe the AI model instead",
     ),
     *MODEL_QUESTIONS,
+    HOSTS_QUESTION,
     Question(
         "workload.concurrent_jobs",
         "How many separate jobs (or users, or copies of the model) should run at the same time?",
         "Independent jobs can each get their own card, which is simpler than one job "
-        "spread over several cards; if unsure, answer 1.",
-        units=("jobs", "job"),
+        "spread over several cards; if unsure, answer 1 (or one per machine).",
+        units=("jobs", "job", "seats", "seat", "users", "user"),
+        aside=hosts_aside,
+        check=jobs_check,
+        suggest=lambda a: a["platform.hosts"] if a["platform.hosts"] > 1 else None,
     ),
     Question(
         "workload.parallelism",
@@ -228,6 +238,16 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "They are listed in the report so the certification can be checked; if unsure, "
         "leave it empty.",
         when=lambda a: bool(a["requirements.certified_drivers"]),
+    ),
+    Question(
+        "requirements.min_card_memory_gb",
+        "Does a software vendor ask for a minimum card memory, in GB (such as 'requires a "
+        "24 GB GPU')? Answer none if not.",
+        "Some CAD, visualization, rendering and simulation vendors support their product "
+        "only on cards of a stated size, whatever one job needs; it is checked against the "
+        "card's label; if unsure, check the vendor's system requirements, or answer none.",
+        when=lambda a: a["workload.kind"] in PRO_APP_KINDS,
+        units=("gb",),
     ),
     Question(
         "requirements.display_sync",

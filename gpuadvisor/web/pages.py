@@ -315,6 +315,7 @@ class Pages:
             v=buyer_view(
                 decision,
                 budget_usd=profile.budget.max_usd,
+                slo_ms=profile.workload.latency_slo_ms,
                 asked=asked,
                 assumed=self._assumed(walk, profile),
             ),
@@ -333,8 +334,9 @@ class Pages:
             if question.field in walk.unknown:
                 section, _, name = question.field.partition(".")
                 value = getattr(getattr(profile, section), name, None)
-                if value is not None and "." not in name:
-                    taken.append(say.assumed(question.field, show(value)))
+                said = say.assumed(question.field, show(value))
+                if value is not None and "." not in name and said:
+                    taken.append(said)
         if not taken:
             return ()
         return (f"Assumed where you answered don't know: {'; '.join(taken)}.",)

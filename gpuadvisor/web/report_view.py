@@ -1,10 +1,12 @@
 """The report as the page shows it: a buyer's view of the decision document.
 
 Built from the decision alone (:mod:`gpuadvisor.decision.model`; nothing here reaches
-into the engine) and the budget the answers gave. It opens with the purchase (what to
-buy, how many, unit and total price, the budget check, confidence, the caveats that
-matter), then the reasons in words, the captures in words (their raw values behind a
-"details" element), what would change the answer and the options that lost. Every
+into the engine) and the budget and time limit the answers gave. It opens with the
+purchase (:mod:`.purchase`: what to buy over how many machines, the line items, unit and
+total price, the budget checks, the time limit, confidence, the caveats that matter),
+then the reasons in words, the captures in words (their raw values behind a "details"
+element), what the buyer could change (the decision's levers) and the options that
+lost. Every
 text of the decision passes through one mapping of web wordings (:mod:`.wording`):
 no rule code, fact name or command-line flag reaches the page. The downloads keep
 the full detail.
@@ -17,19 +19,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from gpuadvisor.decision.model import Decision, FactValue, Finding, FixFirst, Pick, Sensitivity
-from gpuadvisor.decision.words import format_measure, pick_flags
-from gpuadvisor.vocabulary import format_value
+from gpuadvisor.decision.model import Decision, FactValue, Finding, FixFirst
+from gpuadvisor.decision.words import format_measure
+from gpuadvisor.web.purchase import (
+    Change,
+    Line,
+    cards_bought,
+    lever_changes,
+    market_caveats,
+    money,
+    purchase_lines,
+    shortfall_caveat,
+)
 from gpuadvisor.web.wording import Wording, wording
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of the purchase summary; ``tone`` "good" or "bad" colours it."""
-
-    label: str
-    value: str
-    tone: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,14 +52,6 @@ class Reason:
     evidence: tuple[str, ...]
     why: str
     rows: tuple[FactRow, ...]
-
-
-@dataclass(frozen=True)
-class Change:
-    """What would change the answer; ``field`` is the answer to change, if it is one."""
-
-    sentence: str
-    field: str | None
 
 
 @dataclass(frozen=True)
@@ -83,90 +77,14 @@ class BuyerView:
     assumptions: tuple[str, ...]
 
 
-def money(value: float | None) -> str:
-    return "on quote" if value is None else f"${value:,.0f}"
-
-
-# -- the purchase ------------------------------------------------------------------------
-
-
-def _what_to_buy(decision: Decision, pick: Pick | None) -> str:
-    rec = decision.recommendation
-    kept = [e for e in rec.existing if e.kept]
-    keeping = " and ".join(f"{e.count} × {e.name}" for e in kept)
-    if pick is None:
-        return "Nothing fits every requirement: see what would change the answer"
-    if rec.action == "keep" or pick.count == 0:
-        return f"Nothing: keep the {keeping}" if keeping else "Nothing"
-    bought = f"{pick.count} × {pick.name}"
-    if rec.action == "add" and keeping:
-        return f"{bought}, beside the {keeping} already in the machine"
-    if rec.action == "replace" and rec.existing:
-        gone = " and ".join(f"{e.count} × {e.name}" for e in rec.existing)
-        return f"{bought}, replacing the {gone}"
-    return bought
-
-
-def _price(pick: Pick) -> str:
-    if pick.price_usd is None:
-        return "on quote: ask the supplier"
-    kind = pick.price_kind.replace("-", " ").replace("msrp", "list price")
-    when = f", {pick.price_date}" if pick.price_date else ""
-    return f"{money(pick.price_usd)} each ({kind}{when})"
-
-
-def _budget(pick: Pick, budget_usd: float | None) -> Line:
-    if budget_usd is None:
-        return Line("Budget", "no budget given")
-    total = pick.total_price_usd
-    if total is None:
-        return Line("Budget", f"{money(budget_usd)}: not checked, the price is on quote", "bad")
-    if total <= budget_usd:
-        left = budget_usd - total
-        return Line("Budget", f"within {money(budget_usd)} ({money(left)} left)", "good")
-    return Line("Budget", f"over {money(budget_usd)} by {money(total - budget_usd)}", "bad")
-
-
-def purchase_lines(decision: Decision, budget_usd: float | None) -> tuple[Line, ...]:
-    """The purchase summary, line by line: what to buy, how many, unit and total price,
-    the budget check, the cost over the service life, the confidence. The one place the
-    purchase is summed up (line items and levers belong here when the decision has
-    them)."""
-    pick = decision.picks[0] if decision.picks else None
-    rec = decision.recommendation
-    lines = [Line("What to buy", _what_to_buy(decision, pick))]
-    if pick is not None and pick.count > 0:
-        lines.append(Line("Quantity", f"{pick.count} card{'s' if pick.count != 1 else ''}"))
-        lines.append(Line("Unit price", _price(pick)))
-        lines.append(Line("Total price", money(pick.total_price_usd)))
-        lines.append(_budget(pick, budget_usd))
-    if pick is not None and pick.lifecycle_cost_usd is not None and decision.lifecycle_years:
-        years = format_value(decision.lifecycle_years)
-        lines.append(
-            Line("Over the service life", f"{money(pick.lifecycle_cost_usd)} in {years} years, "
-                 "with electricity")
-        )  # fmt: skip
-    if rec.capacity is not None:
-        tone = "bad" if rec.capacity.shortfall else ""
-        lines.append(Line("Capacity", rec.capacity.summary, tone))
-    lines.append(Line("Confidence", rec.confidence, "" if rec.confidence == "high" else "bad"))
-    return tuple(lines)
-
-
 def caveats(decision: Decision, say: Wording, titles: Mapping[str, str]) -> tuple[str, ...]:
     """What a buyer must know before ordering: what to fix first, a shortfall, the
-    card's market, a near tie, the warnings."""
+    card's market (an availability risk first), a near tie, the warnings."""
     found = [f"Fix first: {say.words(f.title, titles)}." for f in decision.fix_first]
     rec = decision.recommendation
-    if rec.capacity is not None and rec.capacity.shortfall:
-        hosts = rec.capacity.hosts_needed
-        found.append(
-            f"This purchase does not serve every job wanted: {hosts} machines like this one would."
-            if hosts > 1
-            else "This purchase does not serve every job wanted."
-        )
-    if decision.picks and decision.picks[0].count > 0:
-        found += [say.words(flag, titles) for flag in pick_flags(decision.picks[0])]
+    if short := shortfall_caveat(rec.capacity):
+        found.append(short)
+    found += market_caveats(decision, say, titles)
     if rec.near_tie:
         found.append(near_tie(decision, rec.near_tie, say, titles))
     for finding in decision.findings:
@@ -251,16 +169,6 @@ def reason(item: Finding | FixFirst, say: Wording, titles: Mapping[str, str]) ->
 _ORDER: Final = {"blocker": 0, "warning": 1, "advice": 2, "info": 3}
 
 
-def change(item: Sensitivity, say: Wording, titles: Mapping[str, str], asked: set[str]) -> Change:
-    """``Memory one job needs: 22.4 GiB instead of 18 GiB → 1 × NVIDIA ...``."""
-    label = say.label(item.input)
-    fact = FactValue(name=item.input, value=item.current, source="profile")
-    flips, now = measure(fact, say, item.flips_at), measure(fact, say)
-    outcome = say.words(item.to, titles)
-    sentence = f"{label[:1].upper()}{label[1:]}: {flips} instead of {now} → {outcome}."
-    return Change(sentence, item.input if item.input in asked else None)
-
-
 def _others(decision: Decision, say: Wording, titles: Mapping[str, str]) -> tuple[str, ...]:
     """The best option of each other kind, or what ruled that kind out."""
     lines = []
@@ -269,7 +177,9 @@ def _others(decision: Decision, say: Wording, titles: Mapping[str, str]) -> tupl
         kind = f"{SHAPES.get(alt.shape, alt.shape)}, {alt.class_} cards"
         if alt.best is not None and alt.best.sku != top:
             best = alt.best
-            lines.append(f"{kind}: {best.count} × {best.name}, {money(best.total_price_usd)}")
+            misses = ", too slow for the time limit" if best.meets_target is False else ""
+            bought = f"{cards_bought(best)} × {best.name}"
+            lines.append(f"{kind}: {bought}, {money(best.total_price_usd)}{misses}")
         elif alt.best is None and alt.eliminated_by:
             named = "; ".join(say.words(code, titles) for code in alt.eliminated_by[:3])
             lines.append(f"{kind}: none meets every requirement (ruled out by: {named})")
@@ -297,19 +207,20 @@ def buyer_view(
     decision: Decision,
     *,
     budget_usd: float | None,
+    slo_ms: float | None = None,
     asked: Sequence[str] = (),
     assumed: Sequence[str] = (),
 ) -> BuyerView:
-    """The page's report. ``asked``: the answers that can be changed from the page
-    (what would change the answer links to them); ``assumed``: the values taken where
-    the answers said "don't know", in words."""
+    """The page's report. ``budget_usd`` and ``slo_ms``: the budget and the time limit
+    the answers gave; ``asked``: the answers that can be changed from the page (what
+    would change the answer links to them); ``assumed``: the values taken where the
+    answers said "don't know", in words."""
     say = wording()
     titles = {f.rule: f.title for f in decision.findings}
     titles.update({f.rule: f.title for f in decision.fix_first})
-    fields = set(asked)
     findings = sorted(decision.findings, key=lambda f: _ORDER.get(f.severity, 9))
     measured = [f for f in decision.measured if f.value is not None]
-    summary = purchase_lines(decision, budget_usd)
+    summary = purchase_lines(decision, budget_usd, slo_ms)
     verdict = summary[0].value
     return BuyerView(
         title=decision.meta.title or "GPU purchase",
@@ -326,7 +237,7 @@ def buyer_view(
         captures=_captures(decision),
         measured=tuple(fact_words(f, say) for f in measured),
         measured_rows=_rows(decision.measured, say),
-        changes=tuple(change(s, say, titles, fields) for s in decision.sensitivity),
+        changes=lever_changes(decision, say, titles, asked),
         others=_others(decision, say, titles),
         assumptions=tuple(say.words(a, titles) for a in decision.assumptions),
     )

@@ -40,6 +40,8 @@ class QuestionView:
 
     field: str
     prompt: str
+    #: A line under the prompt for the answers so far ("Count them over all 5 machines").
+    aside: str
     why: str
     #: What the profile field means (its description), for "More about this question".
     details: str
@@ -124,6 +126,7 @@ def view_of(walk: Walk) -> QuestionView | None:
     return QuestionView(
         field=question.field,
         prompt=question.prompt,
+        aside=question.aside_for(Answers(walk.stated)),
         why=question.why,
         details=field_info(question.field).description or "",
         kind=kind,
@@ -161,6 +164,8 @@ def _shown(walk: Walk, path: str) -> str:
         return "describe the model (estimated from it)"
     text = show(value) + next((u for end, u in _UNITS if path.endswith(end)), "")
     typed = walk.typed.get(path)
+    if typed and "".join(typed.split()).lower() == "".join(text.split()).lower():
+        return text  # "650 W" read as 650 W: nothing to say
     return f"{typed} (read as {text})" if typed else text
 
 

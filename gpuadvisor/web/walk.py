@@ -21,7 +21,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 from gpuadvisor.ask import QUESTIONS, UNSTATED, Answers, Question, as_document, show
-from gpuadvisor.ask.flow import NO_ANSWER, default_answer, details, read_answer, refusal
+from gpuadvisor.ask.flow import (
+    NO_ANSWER,
+    default_answer,
+    details,
+    drop_replaced,
+    read_answer,
+    refusal,
+)
 from gpuadvisor.ask.progress import Progress, progress
 from gpuadvisor.ask.units import DONT_KNOW
 from gpuadvisor.inputs.profile import Profile, profile_from_data
@@ -177,6 +184,10 @@ def answer(walk: Walk, text: str) -> Walk:
         written = " ".join(text.split())
         if written and written.lower() != " ".join(show(value).split()).lower():
             typed[path] = written[:MAX_TYPED_CHARS]
+        left_out = drop_replaced(question, value, stated)
+        if value:  # what it stands in for is neither stated nor assumed now
+            unknown.difference_update(p for p, _ in question.replaces)
+        note = " ".join(n for n in (note, left_out) if n) or None
     moved = replace(
         walk,
         stated=stated,

@@ -66,9 +66,10 @@ class Wording:
 
     def assumed(self, fact: str, shown: str) -> str:
         """What is taken for a field answered "don't know": ``power left for the cards:
-        800 W``."""
+        800 W`` ("" where nothing is: the supply's rating, when the power left for the
+        cards is asked instead)."""
         said = self.assumed_values.get(fact, "{value}").format(value=shown)
-        return f"{self.label(fact)}: {said}"
+        return f"{self.label(fact)}: {said}" if said else ""
 
     def value(self, shown: str) -> str:
         return self.values.get(shown, shown)
