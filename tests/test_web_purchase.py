@@ -175,7 +175,8 @@ def test_each_lever_is_said_with_its_card_and_price_and_change_where_it_is_an_an
     assert [(c.sentence, c.field) for c in changes] == [
         (
             "Raise the budget to $10,000 (now $8,000) → 4 × NVIDIA RTX 4000 Ada Generation, "
-            "$5,000.",
+            "$5,000; it serves 4 of 8 jobs; the cards for all of them, over 2 hosts like "
+            "this, cost $10,000.",
             "budget.max_usd",
         )
     ]
@@ -187,7 +188,7 @@ def test_renting_names_no_price_to_buy_and_a_quote_says_so() -> None:
     assert rent.sentence.startswith("If the jobs run only a few times a month, rent a GPU")
     assert rent.sentence.endswith("→ 1 × H100 80 GB class, rented.")
     decision = decided("hyperparameter-sweep")
-    quoted = decision.levers[0].model_copy(update={"total_usd": None})
+    quoted = decision.levers[0].model_copy(update={"total_usd": None, "short": ""})
     (change,) = lever_changes(decision.model_copy(update={"levers": (quoted,)}), wording(), {}, [])
     assert change.sentence.endswith("4 × NVIDIA RTX 4000 Ada Generation, price on quote.")
 

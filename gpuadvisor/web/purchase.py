@@ -247,9 +247,10 @@ def shortfall_caveat(capacity: Capacity | None) -> str:
 def _lever_outcome(lever: Lever) -> str:
     if lever.kind == "rent" or lever.usd_per_hour is not None:
         return lever.pick  # "4 × 24 GB class (...), rented": the rate is in the change
+    short = f"; {lever.short}" if lever.short else ""
     if lever.total_usd is None:
-        return f"{lever.pick}, price on quote"
-    return f"{lever.pick}, {money(lever.total_usd)}"
+        return f"{lever.pick}, price on quote{short}"
+    return f"{lever.pick}, {money(lever.total_usd)}{short}"
 
 
 #: A sentence's end, so the arrow follows the change's words without a full stop before it.
