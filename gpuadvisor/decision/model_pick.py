@@ -135,6 +135,7 @@ class Pick(OutModel):
         "no target, or no described language model to bound); a pick that misses ranks "
         "after every one that meets it.",
     )
+    launch_year: int | None = Field(None, description="The year the card was launched.")
     availability_risk: bool = Field(
         False,
         description="A card whose production status nobody could source and that "

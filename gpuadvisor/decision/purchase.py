@@ -284,6 +284,7 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
             "memory_basis": "vgpu-profile" if ctx.profiles else "usable",
             "speed": speed,
             "meets_target": t.meets_target,
+            "launch_year": sku.launch_year,
             "availability_risk": t.stale,
         },
     )

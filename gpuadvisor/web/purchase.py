@@ -207,9 +207,10 @@ def availability_risk(decision: Decision, pick: Pick) -> str:
     service = (
         f"{format_value(years)} years of service" if years else "a fleet of identical machines"
     )
+    launched = f"since {pick.launch_year}" if pick.launch_year else "for years"
     return (
         f"Nobody could say whether the {pick.name} is still made, and it has been on the "
-        f"market for years: for {service}, ask the supplier for stock and spares over the "
+        f"market {launched}: for {service}, ask the supplier for stock and spares over the "
         "whole service life before ordering, or choose a current card."
     )
 
