@@ -158,7 +158,7 @@ def test_an_availability_risk_comes_first_before_ordering() -> None:
     caveats = buyer_view(decision, budget_usd=4000).caveats
     assert caveats[0] == (
         "Nobody could say whether the NVIDIA RTX 2000 Ada Generation is still made, and it "
-        "has been on the market for years: for 5 years of service, ask the supplier for "
+        "has been on the market since 2024: for 5 years of service, ask the supplier for "
         "stock and spares over the whole service life before ordering, or choose a current "
         "card."
     )
