@@ -136,7 +136,8 @@ def test_a_lever_on_the_report_names_its_card_and_price_with_change(walker: Walk
     assert found, "no levers on the page"
     assert visible_text(found.group(1)).endswith(
         "Raise the budget to $10,000 (now $8,000) → 4 × NVIDIA RTX 4000 Ada Generation, "
-        "$5,000. Change"
+        "$5,000; it serves 4 of 8 jobs; the cards for all of them, over 2 hosts like this, "
+        "cost $10,000. Change"
     )
     assert 'name="f" value="budget.max_usd"' in found.group(1)
     assert summary(report)["Budget for the whole need"].endswith("within $8,000 ($3,000 left)")
