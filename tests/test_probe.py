@@ -437,3 +437,9 @@ def test_a_counter_reset_during_the_window_leaves_the_rate_unknown_and_says_why(
     assert gpu.unavailable["pcie.replays_per_min"] == (
         "Replays Since Reset went back from 500 to 3 during the window (reset): no rate"
     )
+
+
+def test_a_gpu_lost_before_the_end_has_no_replay_rate_and_says_why() -> None:
+    lost = _gpu(run_scenario("gpu-lost-mid-sampling", seconds=5), 1)
+    assert lost.pcie.replays_per_min is None
+    assert lost.unavailable["pcie.replays_per_min"].startswith("GPU lost at 3.0 s")

@@ -86,7 +86,14 @@ from gpuadvisor.probe.nvml import (
 from gpuadvisor.probe.summary import Reading, summarise
 
 MIB: Final = 1024 * 1024
-_FINAL_FIELDS = ("ecc_errors", "retired_pages", "remapped_rows", "pcie.replay_counter", "processes")
+_FINAL_FIELDS = (
+    "ecc_errors",
+    "retired_pages",
+    "remapped_rows",
+    "pcie.replay_counter",
+    "pcie.replays_per_min",
+    "processes",
+)
 
 
 def _mode(value: Any) -> Mode:
