@@ -47,7 +47,7 @@ JUDGE_TARGET_S = 60.0
 JUDGE_TARGET_HOSTS = 10_000
 #: Out of every hundred hosts: how many of each kind.
 MIX = {
-    "healthy": 70,
+    "healthy": 69,
     "idle": 10,
     "cpu-bound": 5,
     "io-bound": 4,
@@ -56,6 +56,7 @@ MIX = {
     "ecc": 2,
     "remap": 1,
     "pcie": 2,
+    "replays": 1,
     "no-node": 1,
 }
 PROFILES = """\

@@ -6,7 +6,8 @@ driver, power limit, memory and slowdown temperature) and the repository's two-G
 A5000 scrape (``tests/fixtures/evidence/two-gpu-dcgm.prom``: with ``pci_bus_id``), plus
 node-exporter series (CPU, iowait, disk, network). Each host is of a kind: healthy,
 idle, CPU-bound, storage-bound, throttling, and failing (Xid 79, uncorrectable ECC, a
-failed row remap, a narrowed PCIe link with replays); one host has no node-exporter.
+failed row remap, a narrowed PCIe link, a link whose replay counter grows 40 a minute);
+one host has no node-exporter.
 
 They are written as OpenMetrics and turned into TSDB blocks with ``promtool tsdb
 create-blocks-from openmetrics``; Prometheus (Debian's ``prometheus``) is then started on
@@ -88,6 +89,7 @@ KINDS = (
     "ecc",
     "remap",
     "pcie",
+    "replays",
     "no-node",
 )
 
@@ -101,8 +103,10 @@ class Host:
     labels: dict[str, str] = field(default_factory=dict)
 
 
-def _gpu_series(kind: str, t: Template, gpu: int, n: int) -> dict[str, list[float]]:
-    """metric -> one value per sample, for a GPU of this kind."""
+def _gpu_series(
+    kind: str, t: Template, gpu: int, n: int, step_s: int = 60
+) -> dict[str, list[float]]:
+    """metric -> one value per sample (``step_s`` apart), for a GPU of this kind."""
 
     def const(value: float) -> list[float]:
         return [value] * n
@@ -161,7 +165,13 @@ def _gpu_series(kind: str, t: Template, gpu: int, n: int) -> dict[str, list[floa
         series["DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS"] = const(3.0)
     if gpu == 0 and kind == "pcie":
         series["DCGM_FI_DEV_PCIE_LINK_WIDTH"] = const(float(t.pcie_width // 2))
-        series["DCGM_FI_DEV_PCIE_REPLAY_COUNTER"] = [float(40 * i) for i in range(n)]
+        # Replays since the last reset, long ago, and none in the window: not a rate.
+        series["DCGM_FI_DEV_PCIE_REPLAY_COUNTER"] = const(67.0)
+    if gpu == 0 and kind == "replays":
+        # A marginal link at full width: 40 replays a minute, whatever the sample step.
+        series["DCGM_FI_DEV_PCIE_REPLAY_COUNTER"] = [
+            float(1000 + 40 * i * step_s // 60) for i in range(n)
+        ]
     return series
 
 
@@ -205,7 +215,7 @@ def write_openmetrics(
             if "pci_bus_id" in labels:
                 labels["pci_bus_id"] = f"0000:{0x17 + 0x10 * gpu:02X}:00.0"
             text = _labels(labels)
-            for metric, values in _gpu_series(host.kind, t, gpu, samples).items():
+            for metric, values in _gpu_series(host.kind, t, gpu, samples, step_s).items():
                 per_gpu.setdefault(metric, []).append((text, values))
     lines = 0
     for metric, series in per_gpu.items():

@@ -55,6 +55,7 @@ EXPECTED = {
     "t4-ecc": ("failing", {"ECC-004"}),
     "t4-remap": ("failing", {"REMAP-002"}),
     "t4-pcie": ("failing", {"PCIE-001"}),
+    "t4-replays": ("failing", {"PCIE-003"}),
     "t4-no-node": ("healthy", set()),
     "a5000-healthy": ("healthy", set()),
     "a5000-idle": ("idle", {"UTIL-001"}),
@@ -140,6 +141,18 @@ def test_hosts_to_fix_are_the_worst_first_with_their_evidence(report: FleetRepor
     evidence = {f.rule: f for f in xid.fixes}["XID-001"]
     assert "host.xid_hardware_count = 1" in evidence.evidence
     assert any("DCGM_FI_DEV_XID_ERRORS[1h]" in s for s in evidence.sources)
+
+
+def test_a_link_that_keeps_retrying_is_named_with_its_rate(report: FleetReport) -> None:
+    fix = report.groups[0].hosts_to_fix
+    replays = next(h for h in fix if h.host == "t4-replays")
+    found = {f.rule: f for f in replays.fixes}["PCIE-003"]
+    assert found.title == "A GPU's PCIe link keeps retrying transfers"
+    assert found.evidence == "gpu.pcie_replays_per_min_max = 40 per minute"
+    assert "prometheus: rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER[1h]) * 60" in found.sources[0]
+    # A count since the last reset that did not grow in the window is not a rate.
+    pcie = next(v for v in report.hosts if v.host == "t4-pcie")
+    assert "PCIE-003" not in pcie.findings
 
 
 def test_a_host_snapshot_rests_on_the_window_and_names_its_queries(
@@ -269,7 +282,7 @@ def test_the_command_writes_every_format(
             "purchase",
         } <= set(group)
     assert {"hosts", "total_usd", "budget_usd"} <= set(document["totals"])
-    assert "partial result" in result.stderr and "13 host(s), 26 GPU(s)" in result.stderr
+    assert "partial result" in result.stderr and "14 host(s), 28 GPU(s)" in result.stderr
     markdown = cli(*_fleet_args(fleet_prometheus))
     assert markdown.exit_code == 0 and "**Partial result:**" in markdown.stdout
     assert "## Group inference" in markdown.stdout and "t4-no-node" in markdown.stdout

@@ -266,3 +266,28 @@ def test_basis_facts_follow_the_number_of_readings() -> None:
     series = HostSnapshot(gpus=[Gpu(index=0, samples=[Sample(util_pct=30), Sample(util_pct=40)])])
     assert derive_host_facts(series).values["host.gpu_util_basis"] == "window"
     assert derive_host_facts(HostSnapshot()).values["host.gpu_util_basis"] is None
+
+
+# -- PCIe replays: a rate, not a count since reset -------------------------------------
+
+
+def test_a_link_retrying_40_times_a_minute_is_fixed_before_buying(
+    profile: Path, tmp_path: Path, test_catalog: Catalog, rulebase: RuleBase
+) -> None:
+    def decide(**pcie: object) -> Decision:
+        path = tmp_path / "host.json"
+        snapshot = HostSnapshot(gpus=[Gpu(index=0, pcie=pcie), Gpu(index=1)])  # type: ignore[arg-type]
+        path.write_text(snapshot.model_dump_json(by_alias=True))
+        return _decide(profile, test_catalog, rulebase, path)
+
+    fired = {f.rule: f for f in decide(replay_counter=90210, replays_per_min=40.0).fix_first}
+    assert " ".join(fired["PCIE-003"].rationale.split()).startswith(
+        "The PCIe link retried 40 times a minute on its worst GPU over the window. "
+        "A replay is the link resending a packet that arrived damaged; NVIDIA's DCGM "
+        "health check warns above 8 a minute."
+    )
+    # A large count since the last reset, growing by a few a minute, is not a fault.
+    quiet = decide(replay_counter=90210, replays_per_min=2.5)
+    assert "PCIE-003" not in _rules(quiet)
+    assert _one(pcie={"replays_per_min": 2.5})["gpu.pcie_replays_per_min_max"] == 2.5
+    assert _one(pcie={"replay_counter": 90210})["gpu.pcie_replays_per_min_max"] is None

@@ -412,3 +412,34 @@ def test_helpers() -> None:
     assert cpu_ranges([]) == ""
     assert p95([float(v) for v in range(1, 21)]) == 19.0
     assert p95([42.0]) == 42.0
+
+
+def _with_replays(series: list[int]) -> dict[str, Any]:
+    data = load_scenario("consumer-no-ecc")
+    data["gpus"][0]["nvmlDeviceGetPcieReplayCounter"] = {"series": series}
+    return data
+
+
+def test_the_replay_rate_is_the_counters_growth_over_the_window() -> None:
+    # Read as the window starts (1,000) and after it (1,040): 40 replays in 30 s.
+    gpu = _gpu(run_scenario(_with_replays([1000, 1040]), seconds=30, interval_s=5))
+    assert (gpu.pcie.replay_counter, gpu.pcie.replays_per_min) == (1040, 80.0)
+
+
+def test_a_steady_replay_counter_is_a_rate_of_zero_not_unknown() -> None:
+    gpu = _gpu(run_scenario(_with_replays([67, 67]), seconds=10))
+    assert (gpu.pcie.replay_counter, gpu.pcie.replays_per_min) == (67, 0.0)
+
+
+def test_a_counter_reset_during_the_window_leaves_the_rate_unknown_and_says_why() -> None:
+    gpu = _gpu(run_scenario(_with_replays([500, 3]), seconds=10))
+    assert gpu.pcie.replays_per_min is None
+    assert gpu.unavailable["pcie.replays_per_min"] == (
+        "Replays Since Reset went back from 500 to 3 during the window (reset): no rate"
+    )
+
+
+def test_a_gpu_lost_before_the_end_has_no_replay_rate_and_says_why() -> None:
+    lost = _gpu(run_scenario("gpu-lost-mid-sampling", seconds=5), 1)
+    assert lost.pcie.replays_per_min is None
+    assert lost.unavailable["pcie.replays_per_min"].startswith("GPU lost at 3.0 s")

@@ -18,6 +18,8 @@ the link's maximum), the narrowest for a link width. Besides those:
   reason could have been active, a subquery that takes the bit from each sample and
   averages it (:func:`reason_queries`, the one costly query);
 - the last and highest Xid each GPU reported;
+- the PCIe replay counter's growth per minute over the window (:data:`REPLAY_METRIC`,
+  ``rate`` times 60: the mean rate, which a counter reset does not upset);
 - node-exporter's CPU, iowait, disk and network figures per host.
 
 Every query carries a short ``name`` (``avg_over_time(DCGM_FI_DEV_GPU_UTIL[7d])``): the
@@ -104,6 +106,9 @@ REASON_SAMPLES: Final = 240
 #: Hosts named in one share query (their names go into a regular expression).
 HOSTS_PER_QUERY: Final = 200
 XID_METRIC: Final = "DCGM_FI_DEV_XID_ERRORS"
+REPLAY_METRIC: Final = "DCGM_FI_DEV_PCIE_REPLAY_COUNTER"
+#: The host/v1 field (in gpus.pcie) the replay rate fills.
+REPLAY_RATE: Final = "replays_per_min"
 #: Metrics whose series tell which GPUs a host has (the first that answers for a GPU).
 IDENTITY_METRICS: Final = ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_FB_USED")
 IDENTITY_LABELS: Final = ("UUID", "modelName", "pci_bus_id", "DCGM_FI_DRIVER_VERSION")
@@ -188,6 +193,16 @@ def plan(selector: Selector, window_s: int, host_label: str, node_host_label: st
         expr = by(keys, "max", over_window(function, metric, gpus, step))
         name = f"{function}({metric}[{duration(step)}]) every {duration(step)} over {w}"
         found.append(Query(name, expr, "gpu", "sample", field, "gpus.samples", kind="range"))
+    found.append(
+        Query(
+            f"rate({REPLAY_METRIC}[{w}]) * 60",
+            by(keys, "max", f"{over_window('rate', REPLAY_METRIC, gpus, window_s)} * 60"),
+            "gpu",
+            "value",
+            REPLAY_RATE,
+            "gpus.pcie",
+        )
+    )
     found += _mask_queries(gpus, keys, window_s)
     for function in ("max_over_time", "last_over_time"):
         expr = by(keys, "max", over_window(function, XID_METRIC, gpus, window_s))

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from gpuadvisor.evidence.dcgm import METRICS
 from gpuadvisor.fleet.client import Answer, Series
-from gpuadvisor.fleet.queries import GPU_LABEL, HOLDING_FROM, REASONS, Query
+from gpuadvisor.fleet.queries import GPU_LABEL, HOLDING_FROM, REASONS, REPLAY_RATE, Query
 from gpuadvisor.nvidia.values import BadValue, bus_id
 
 _PORT: Final = re.compile(r"^(.+?)(?::\d+)?$")
@@ -187,6 +187,9 @@ def _gpu_value(reading: HostReading, index: str, query: Query, value: float) -> 
         return True
     if query.target in ("gpu_p95_pct", "gpu_min_pct"):
         _place(gpu, ("utilisation", query.target), _clamp(value, _PERCENT))
+        return True
+    if query.target == REPLAY_RATE:
+        _place(gpu, ("pcie", REPLAY_RATE), round(max(0.0, value), 3))
         return True
     place, convert = METRICS[query.target]
     if place[0] == "utilisation":

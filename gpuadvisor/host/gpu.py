@@ -20,6 +20,13 @@ class Pcie(HostModel):
     width_current: int | None = Field(default=None, ge=1, le=32, description="Lanes.")
     width_max: int | None = Field(default=None, ge=1, le=32, description="Lanes.")
     replay_counter: int | None = Field(default=None, ge=0, description="Replays Since Reset.")
+    replays_per_min: float | None = Field(
+        default=None,
+        ge=0,
+        description="PCIe replays per minute over the snapshot's window: the growth of "
+        "Replays Since Reset between two readings (the probe's start and end, or "
+        "Prometheus's rate over the window) divided by the minutes between them.",
+    )
     tx_kBps: float | None = Field(default=None, ge=0, description="Tx Throughput, KB/s.")
     rx_kBps: float | None = Field(default=None, ge=0, description="Rx Throughput, KB/s.")
 

@@ -46,7 +46,8 @@ At the end:
   retired_pages                      nvmlDeviceGetRetiredPages(cause),
                                      nvmlDeviceGetRetiredPagesPendingStatus
   remapped_rows                      nvmlDeviceGetRemappedRows
-  pcie.replay_counter                nvmlDeviceGetPcieReplayCounter
+  pcie.replay_counter                nvmlDeviceGetPcieReplayCounter (also read as the window
+                                     starts: pcie.replays_per_min is its growth per minute)
   processes                          nvmlDeviceGetComputeRunningProcesses (drivers before
                                      R510: ..._v2), nvmlSystemGetProcessName
 """
@@ -85,7 +86,14 @@ from gpuadvisor.probe.nvml import (
 from gpuadvisor.probe.summary import Reading, summarise
 
 MIB: Final = 1024 * 1024
-_FINAL_FIELDS = ("ecc_errors", "retired_pages", "remapped_rows", "pcie.replay_counter", "processes")
+_FINAL_FIELDS = (
+    "ecc_errors",
+    "retired_pages",
+    "remapped_rows",
+    "pcie.replay_counter",
+    "pcie.replays_per_min",
+    "processes",
+)
 
 
 def _mode(value: Any) -> Mode:
@@ -131,6 +139,8 @@ class GpuProbe:
         self.nvlink_peers: list[str | None] = []
         self._why: dict[str, str] = {}
         self._gave_up: dict[tuple[Any, ...], NotAvailable] = {}
+        #: Replays Since Reset as the window started, and when (monotonic seconds).
+        self._replays_at_start: tuple[int, float] | None = None
 
     @property
     def label(self) -> str:
@@ -247,6 +257,12 @@ class GpuProbe:
                 self.nvlink_peers.append(peer)
         self.values["nvlink_active_links"] = len(self.nvlink_peers)
 
+    def read_replays_at_start(self, now_s: float) -> None:
+        """Replays Since Reset as the window starts; read_final's reading gives the rate."""
+        found = self.call("nvmlDeviceGetPcieReplayCounter")
+        if not isinstance(found, NotAvailable):
+            self._replays_at_start = (int(found), now_s)
+
     # --- every sample ----------------------------------------------------------------
 
     def _sampled(self, name: str, *args: Any) -> Any:
@@ -305,7 +321,9 @@ class GpuProbe:
 
     # --- at the end ------------------------------------------------------------------
 
-    def read_final(self) -> None:
+    def read_final(self, now_s: float | None = None) -> None:
+        """The counters at the end of the window; ``now_s`` (monotonic seconds) dates
+        the replay counter's second reading for pcie.replays_per_min."""
         if self.lost is not None:
             for path in _FINAL_FIELDS:
                 self.unavailable[path] = self.lost
@@ -335,13 +353,33 @@ class GpuProbe:
         self.put("remapped_rows.uncorrectable", rows, lambda r: int(r[1]))
         self.put("remapped_rows.pending", rows, lambda r: bool(r[2]))
         self.put("remapped_rows.failure", rows, lambda r: bool(r[3]))
-        self.put("pcie.replay_counter", self.call("nvmlDeviceGetPcieReplayCounter"))
+        replays = self.put("pcie.replay_counter", self.call("nvmlDeviceGetPcieReplayCounter"))
+        self._replay_rate(replays, now_s)
         processes = self.nvml.first(
             "nvmlDeviceGetComputeRunningProcesses",
             "nvmlDeviceGetComputeRunningProcesses_v2",  # drivers before R510
             args=(self.handle,),
         )
         self.put("processes", processes, self._processes)
+
+    def _replay_rate(self, replays: Any, now_s: float | None) -> None:
+        """pcie.replays_per_min: the counter's growth over the minutes between its two
+        readings; unknown when either is missing, no time passed, or the counter went
+        back (reset during the window)."""
+        start = self._replays_at_start
+        if start is None or replays is None or now_s is None:
+            return
+        minutes = (now_s - start[1]) / 60
+        grown = int(replays) - start[0]
+        if minutes <= 0:
+            return
+        if grown < 0:
+            self.unavailable["pcie.replays_per_min"] = (
+                f"Replays Since Reset went back from {start[0]} to {replays} during the "
+                "window (reset): no rate"
+            )
+            return
+        self.values["pcie.replays_per_min"] = round(grown / minutes, 3)
 
     def _processes(self, found: list[Any]) -> list[dict[str, Any]]:
         processes: list[dict[str, Any]] = []

@@ -174,12 +174,15 @@ class _Session:
         watch = XidWatch(self.nvml, self.gpus)
         cpu = self.host.cpu()
         before = self.host.counters()
+        for gpu in self.gpus:
+            if gpu.lost is None:
+                self._guard(gpu, partial(gpu.read_replays_at_start, self.clock.monotonic()), 0.0)
         taken, window, interrupted = self._window(seconds, interval_s, watch, progress)
         after = self.host.counters()
         self.events += watch.poll(self.clock.iso_now)
         watch.close()
         for gpu in self.gpus:
-            self._guard(gpu, gpu.read_final, window)
+            self._guard(gpu, partial(gpu.read_final, self.clock.monotonic()), window)
         summary = f"nvml probe: {taken} sample(s) every {interval_s:g} s over {window:.1f} s"
         if interrupted:
             summary += f", interrupted (asked for {seconds:g} s)"

@@ -68,6 +68,11 @@ HOST_FACTS: tuple[FactSpec, ...] = (
         "A busy GPU's PCIe generation is below its maximum (idle GPUs are not judged).",
     ),
     _n(
+        "gpu.pcie_replays_per_min_max",
+        "PCIe replays per minute over the window, the GPU whose link retried most.",
+        "per minute",
+    ),
+    _n(
         "gpu.thermal_limited_fraction",
         "Share of samples with thermal slowdown active (worst GPU).",
         "share",

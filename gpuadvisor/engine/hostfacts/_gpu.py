@@ -65,6 +65,13 @@ def _gen_degraded(s: HostSnapshot) -> FactValue:
     return any(judged) if judged else None
 
 
+@fact("gpu.pcie_replays_per_min_max", "gpus.pcie")
+def _replays(s: HostSnapshot) -> FactValue:
+    """pcie.replays_per_min (the growth of Replays Since Reset, NVML
+    nvmlDeviceGetPcieReplayCounter, over the window), the highest of any GPU."""
+    return max_known(g.pcie.replays_per_min for g in s.gpus)
+
+
 @fact("gpu.thermal_limited_fraction", "gpus.throttle_reasons")
 def _thermal(s: HostSnapshot) -> FactValue:
     """Clocks Event Reasons SW / HW Thermal Slowdown (NVML
