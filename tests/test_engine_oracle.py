@@ -23,7 +23,7 @@ from gpuadvisor.engine.costs import lifecycle_cost_usd
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.facts import build_facts, derive_facts, sku_facts
 from gpuadvisor.engine.options import OPTION_SHAPES, generate_options
-from gpuadvisor.engine.ranking import rank_options
+from gpuadvisor.engine.ranking import performance, rank_options
 from gpuadvisor.engine.rules import RuleBase
 from gpuadvisor.engine.suitability import meets_target, stale
 from gpuadvisor.inputs.catalog import Catalog
@@ -62,6 +62,54 @@ def _within_whole_budget(option: Any, facts: dict[str, Value]) -> bool:
     further = math.ceil((wanted - option.jobs_served) * cards_per_job - 1e-9)
     cards = option.count * option.hosts + further
     return price * cards <= float(facts["budget.max_usd"]) + 1e-9  # type: ignore[arg-type]
+
+
+def _with_outclassing(
+    candidates: list[tuple[tuple[float, ...], str, str, Any]],
+    facts: dict[str, Value],
+    policy: Any,
+) -> list[tuple[tuple[float, ...], str, str, Any]]:
+    """The order with the outclassed flag after the shape's score: a professional or
+    data-center pick ranks after one of the other of these classes, in the same shape,
+    that stands as well before the scores, has every card's throughput figure and the
+    slowest card's bandwidth at least as high, ECC where it has ECC, and costs over its
+    life less than this one's cost divided by 1 + the cost band."""
+    listed = ("professional", "datacenter")
+    band = policy.ranking.cost_band
+
+    def speed(o: Any) -> float:
+        kept = performance(o.kept_sku, facts) * o.kept if o.kept_sku else 0.0
+        return (performance(o.sku, facts) * o.count + kept) * o.hosts
+
+    def beaten(order: tuple[float, ...], shape: str, gpu_class: str, top: Any) -> bool:
+        cost = lifecycle_cost_usd(top, facts) if top is not None else None
+        if cost is None or gpu_class not in listed:
+            return False
+        for other_order, other_shape, other_class, other in candidates:
+            other_cost = lifecycle_cost_usd(other, facts) if other is not None else None
+            if (
+                other_cost is not None
+                and other_shape == shape
+                and other_class in listed
+                and other_class != gpu_class
+                and other_order[1:9] <= order[1:9]
+                and speed(other) >= speed(top) - 1e-9
+                and other.bandwidth_gbs >= top.bandwidth_gbs
+                and (all(s.ecc for s in other.skus) or not all(s.ecc for s in top.skus))
+                and cost > other_cost * (1 + band) + 1e-6
+            ):
+                return True
+        return False
+
+    return [
+        (
+            (*order[:10], 1.0 if beaten(order, shape, cls, top) else 0.0, *order[10:]),
+            shape,
+            cls,
+            top,
+        )
+        for order, shape, cls, top in candidates
+    ]
 
 
 def oracle(
@@ -132,6 +180,7 @@ def oracle(
                 CLASSES.index(gpu_class),
             )
             candidates.append((order, shape, gpu_class, top))
+    candidates = _with_outclassing(candidates, facts, policy)
     _, shape, gpu_class, top = min(candidates, key=lambda c: c[0])
     if top is None:
         return ("", "", None, 0, 0)  # no card: one answer, whichever pair is first

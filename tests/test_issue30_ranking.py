@@ -271,3 +271,35 @@ max_usd = 20000
     assert r.confidence in ("medium", "low")
     assert "No current card meets every requirement" in r.headline
     assert f"launched in {2020}" in r.headline
+
+
+def test_class_points_do_not_buy_a_slower_dearer_card(catalog: Catalog, rulebase: RuleBase) -> None:
+    """input-bound-host (training, a 4U rack server) bought 4 x L4 (300 GB/s, 121 FP16
+    tensor TFLOPS, $10,000) because a server's airflow favours data-center cards, over
+    4 x RTX PRO 4000 Blackwell (672 GB/s, 147 TFLOPS, $6,000): a blower card suits the
+    server's airflow too. The class points choose among cards that serve alike."""
+    decision = advise_text(example("input-bound-host"), catalog, rulebase)
+    r, top = decision.recommendation, decision.picks[0]
+    assert (r.shape, r.class_, top.sku, top.count) == (
+        "two-independent-jobs",
+        "professional",
+        "rtx-pro-4000-blackwell",
+        4,
+    )
+    assert (
+        "the best data-center option, 4 × NVIDIA L4, is slower and dearer (300 against "
+        "672 GB/s per card, $10,795 against $7,546 over its life), and the rules' lean "
+        "towards data-center cards does not buy that"
+    ) in r.headline
+    rejected = {x.option: x.reason for x in decision.rejected}
+    assert rejected["datacenter"].startswith("its best option, 4 × NVIDIA L4, is slower")
+
+
+def test_a_data_center_card_with_more_compute_keeps_its_class_points(
+    catalog: Catalog, rulebase: RuleBase
+) -> None:
+    """Outclassing needs every speed at least as high: 4 x L40S (362 FP16 tensor TFLOPS)
+    against 4 x RTX PRO 5000 Blackwell (258 TFLOPS, more bandwidth, cheaper) is a real
+    trade, and the server's class points decide it as before."""
+    decision = advise_text(example("data-parallel-training"), catalog, rulebase)
+    assert (decision.recommendation.class_, decision.picks[0].sku) == ("datacenter", "l40s")

@@ -213,7 +213,26 @@ def test_stale_card_examples(example: object) -> None:
     assert stale is example.stale
 
 
+@pytest.mark.parametrize("example", POLICY.ranking.outclass_examples, ids=lambda e: e.name)
+def test_outclass_examples(example: object) -> None:
+    from gpuadvisor.engine.policy_ranking import OutclassExample
+
+    assert isinstance(example, OutclassExample)
+    outclassed = POLICY.ranking.outclasses(
+        example.gpu_class,
+        example.other_class,
+        example.cost_usd,
+        example.other_cost_usd,
+        example.compute_ratio,
+        example.bandwidth_ratio,
+        example.ecc,
+        example.other_ecc,
+    )
+    assert outclassed is example.outclassed
+
+
 def test_the_ranking_section_has_each_kind_of_example() -> None:
     ranking = POLICY.ranking
     assert ranking.target_examples and ranking.cost_band_examples and ranking.stale_examples
+    assert ranking.outclass_examples
     assert ranking.why.strip() and all(url.startswith("https://") for url in ranking.sources)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from gpuadvisor.decision.seats import counted
 from gpuadvisor.engine.core import Core, PairResult, pair_order
+from gpuadvisor.engine.costs import lifecycle_cost_usd
+from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.vocabulary import format_value
 
@@ -28,7 +30,19 @@ CLASS_WORDS: dict[str, str] = {
     "datacenter": "data-center",
 }
 #: Where pair_order's key decides, by position (see engine.core.pair_order).
-TARGET, WHOLE_NEED, JOBS, KEEP, STALE, PRICED, SHORT, REPLACE, SHAPE_SCORE, SCORE = range(10)
+(
+    TARGET,
+    WHOLE_NEED,
+    JOBS,
+    KEEP,
+    STALE,
+    PRICED,
+    SHORT,
+    REPLACE,
+    SHAPE_SCORE,
+    OUTCLASSED,
+    SCORE,
+) = range(11)
 
 
 def lower_first(text: str) -> str:
@@ -52,7 +66,10 @@ def pair_key(pair: PairResult, core: Core, policy: Policy) -> tuple[float, ...]:
     """The pair's place in the engine's order (:func:`engine.core.pair_order`)."""
     top = pair.ranked[0] if pair.ranked else None
     shape_score = core.shape_scores[pair.shape]
-    return pair_order(shape_score, pair.score, pair.shape, pair.class_, top, core.facts, policy)
+    beaten = (pair.shape, pair.class_) in core.outclassed
+    return pair_order(
+        shape_score, pair.score, pair.shape, pair.class_, top, core.facts, policy, beaten
+    )
 
 
 def _rule_reason(core: Core, runner: PairResult | None) -> str | None:
@@ -113,6 +130,17 @@ def _excluded_above(core: Core) -> str | None:
     return ", ".join(parts)
 
 
+def outclassed_words(core: Core, loser: Option, winner: Option) -> str:
+    """How ``winner`` outclasses ``loser`` (:mod:`gpuadvisor.engine.outclass`), in
+    figures: "300 against 672 GB/s per card, $10,795 against $7,546 over its life"."""
+    lose_usd = lifecycle_cost_usd(loser, core.facts) or 0.0
+    win_usd = lifecycle_cost_usd(winner, core.facts) or 0.0
+    return (
+        f"{format_value(loser.bandwidth_gbs)} against {format_value(winner.bandwidth_gbs)} "
+        f"GB/s per card, ${lose_usd:,.0f} against ${win_usd:,.0f} over its life"
+    )
+
+
 def deciding_term(core: Core, other: PairResult, policy: Policy) -> int | None:
     """The first term of the pair order on which the chosen pair beat ``other`` (None:
     they tie on every term)."""
@@ -160,6 +188,12 @@ def deciding_reason(core: Core, policy: Policy) -> str:
         return (
             f"it is a current card, where the best {kind} option is one nobody can say is "
             f"still made (launched in {other.sku.launch_year})"
+        )
+    if decided == OUTCLASSED and top is not None:
+        return (
+            f"the best {kind} option, {other.count * other.hosts} × {other.sku.name}, is "
+            f"slower and dearer ({outclassed_words(core, other, top)}), and the rules' "
+            f"lean towards {kind} cards does not buy that"
         )
     chosen = core.chosen
     if (core.shape_scores[chosen.shape], chosen.score) > (

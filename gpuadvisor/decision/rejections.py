@@ -13,12 +13,14 @@ from gpuadvisor.decision.purchase import PickContext, make_pick
 from gpuadvisor.decision.reason import (
     JOBS,
     KEEP,
+    OUTCLASSED,
     PRICED,
     SHAPE_SCORE,
     STALE,
     TARGET,
     WHOLE_NEED,
     deciding_term,
+    outclassed_words,
     pair_key,
 )
 from gpuadvisor.decision.seats import counted
@@ -157,6 +159,12 @@ def _lost_before_score(
         )
     if decided in (WHOLE_NEED, JOBS, KEEP, PRICED):
         return _serves_fewer(core, [best])
+    if decided == OUTCLASSED:
+        return (
+            f"its best option, {other.count * other.hosts} × {other.sku.name}, is slower and "
+            f"dearer than the chosen one ({outclassed_words(core, other, top)}): the rules' "
+            "lean towards its class does not buy that"
+        )
     return None
 
 

@@ -31,7 +31,7 @@ their decisions share. Nothing here is I/O; the same inputs always give the same
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import ClassVar, NamedTuple
 
@@ -41,11 +41,11 @@ from gpuadvisor.engine.facts import DERIVED_READS, derive_facts
 from gpuadvisor.engine.memo import PAIRS, ConstraintMemo, OptionSet, Verdict, eliminations
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.options import OPTION_SHAPES as SHAPES
+from gpuadvisor.engine.outclass import outclassed as outclassed_pairs
+from gpuadvisor.engine.outclass import standing
 from gpuadvisor.engine.policy import Policy
-from gpuadvisor.engine.ranking import rank_inputs, short_of_cards
+from gpuadvisor.engine.ranking import rank_inputs
 from gpuadvisor.engine.rules import Rule, RuleBase
-from gpuadvisor.engine.suitability import meets_target, stale
-from gpuadvisor.engine.wholeneed import whole_need_term
 from gpuadvisor.inputs.catalog import Catalog
 from gpuadvisor.vocabulary import CLASSES, GpuClass, Shape
 
@@ -118,6 +118,8 @@ class Core:
     chosen: PairResult
     runner_up: PairResult | None
     feasible: bool
+    #: Each pair whose pick a pick of another class outclasses, with that pick.
+    outclassed: Mapping[tuple[Shape, GpuClass], Option] = field(default_factory=dict)
 
     @property
     def top(self) -> Option | None:
@@ -146,6 +148,7 @@ def pair_order(
     top: Option | None,
     facts: Mapping[str, Value],
     policy: Policy,
+    outclassed: bool = False,
 ) -> tuple[float, ...]:
     """Best pair first: one whose first option meets the stated latency target, then one
     that serves every wanted job within the budget over all the hosts it needs
@@ -153,40 +156,24 @@ def pair_order(
     then a card nobody could say is still made and that is old for a long service after
     a current one, then a priced pick before one on quote, then one that gives a
     data-parallel job the cards it is built for, then one that keeps the cards already in
-    the host before one that replaces them, then the shape's score (one card or several,
-    split or not: what the purchase is), then the pair's whole score (shape and class),
+    the host before one that replaces them (:func:`gpuadvisor.engine.outclass.standing`),
+    then the shape's score (one card or several, split or not: what the purchase is),
+    then a pick no pick of another class outclasses (``outclassed``:
+    :mod:`gpuadvisor.engine.outclass`), then the pair's whole score (shape and class),
     the simpler shape, the cheaper pick, the class. So a class preference chooses among
     purchases of the preferred shape, and never outweighs the shape: a data-center bonus
-    does not turn two cards for two jobs into one. Keeping cards that give such a job
-    fewer cards than it is built for is not buying nothing."""
-    if top is None:
-        return (
-            1.0,
-            1.0,
-            0.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            -shape_score,
-            -score,
-            SHAPES.index(shape),
-            float("inf"),
-            CLASSES.index(gpu_class),
-        )
+    does not turn two cards for two jobs into one, nor buy a slower card for more money.
+    Keeping cards that give such a job fewer cards than it is built for is not buying
+    nothing."""
+    if top is None:  # stands last on every term before the scores (0.0: no jobs served)
+        unplaced = (1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+        tail = (-score, SHAPES.index(shape), float("inf"), CLASSES.index(gpu_class))
+        return (*unplaced, -shape_score, 0.0, *tail)
     cost = lifecycle_cost_usd(top, facts)
-    short = short_of_cards(top, facts)
     return (
-        1.0 if meets_target(top, facts, policy) is False else 0.0,
-        whole_need_term(top, facts),
-        -top.jobs_served,
-        0.0 if top.count == 0 and not short else 1.0,
-        1.0 if stale(top, facts, policy) else 0.0,
-        1.0 if top.total_price_usd is None else 0.0,
-        1.0 if short else 0.0,
-        1.0 if top.action == "replace" else 0.0,
+        *standing(top, facts, policy),
         -shape_score,
+        1.0 if outclassed else 0.0,
         -score,
         SHAPES.index(shape),
         float("inf") if cost is None else cost,
@@ -225,10 +212,23 @@ def run_core(
             )
         )
 
+    beaten = outclassed_pairs(
+        ((p.shape, p.class_, p.ranked[0] if p.ranked else None) for p in pairs),
+        facts,
+        rules.policy,
+    )
+
     def order(pair: PairResult) -> tuple[float, ...]:
         top = pair.ranked[0] if pair.ranked else None
         return pair_order(
-            shape_scores[pair.shape], pair.score, pair.shape, pair.class_, top, facts, rules.policy
+            shape_scores[pair.shape],
+            pair.score,
+            pair.shape,
+            pair.class_,
+            top,
+            facts,
+            rules.policy,
+            (pair.shape, pair.class_) in beaten,
         )
 
     feasible_pairs = sorted((p for p in pairs if p.ranked), key=order)
@@ -250,6 +250,7 @@ def run_core(
         chosen=chosen,
         runner_up=runner,
         feasible=bool(feasible_pairs),
+        outclassed=beaten,
     )
 
 
@@ -289,12 +290,24 @@ def outcome_of(facts: Mapping[str, Value], memo: ConstraintMemo, conditions: Con
     best: tuple[tuple[float, ...], Shape, GpuClass, Option | None] | None = None
     ranking = rank_inputs(facts)
     pair_bits = options.pair_bits
-    for pair, (shape, gpu_class) in enumerate(PAIRS):
-        if not pair_bits[pair] & alive:
-            continue  # nothing of this pair is left
-        top = memo.best(pair, alive, options, facts, ranking)
+    tops = [
+        (shape, gpu_class, memo.best(pair, alive, options, facts, ranking))
+        for pair, (shape, gpu_class) in enumerate(PAIRS)
+        if pair_bits[pair] & alive  # else nothing of this pair is left
+    ]
+    beaten = outclassed_pairs(tops, facts, memo.policy)
+    for shape, gpu_class, top in tops:
         score = shape_scores[shape] + class_scores[gpu_class]
-        key = pair_order(shape_scores[shape], score, shape, gpu_class, top, facts, memo.policy)
+        key = pair_order(
+            shape_scores[shape],
+            score,
+            shape,
+            gpu_class,
+            top,
+            facts,
+            memo.policy,
+            (shape, gpu_class) in beaten,
+        )
         if best is None or key < best[0]:
             best = (key, shape, gpu_class, top)
     if best is None:

@@ -1,6 +1,7 @@
 """The ranking judgements of ``rules/_policy.toml`` ``[ranking]``: what meeting a latency
 target means, which cost differences are too small to outweigh a faster card, and when a
-card of unknown availability is too old for a long service life.
+card of unknown availability is too old for a long service life, and when a card of
+one class outclasses the pick of another so that class points do not decide.
 
 Judgements, so data with their reasons, sources and worked examples
 (``tests/test_policy.py`` runs them); this module only validates them and does the
@@ -40,6 +41,20 @@ class StaleExample(_Strict):
     stale: bool
 
 
+class OutclassExample(_Strict):
+    name: str
+    gpu_class: str
+    other_class: str
+    cost_usd: float = Field(ge=0)
+    other_cost_usd: float = Field(ge=0)
+    #: The other card's compute and memory bandwidth as a share of this one's.
+    compute_ratio: float = Field(gt=0)
+    bandwidth_ratio: float = Field(gt=0)
+    ecc: bool
+    other_ecc: bool
+    outclassed: bool
+
+
 class RankingPolicy(_Strict):
     why: str = Field(min_length=40)
     #: Answer tokens a card must leave within the target after a full-length prompt.
@@ -53,10 +68,14 @@ class RankingPolicy(_Strict):
     stale_after_years: int = Field(ge=1, le=20)
     #: ... is stale for a service life of at least this many years (or a fleet).
     long_life_years: float = Field(gt=0, le=20)
+    #: Classes whose preference points may not buy a card that one of the other listed
+    #: classes beats on compute, memory bandwidth and lifecycle cost alike.
+    outclass_classes: tuple[str, ...] = ()
     sources: tuple[str, ...] = Field(min_length=1)
     target_examples: tuple[TargetExample, ...] = ()
     cost_band_examples: tuple[CostBandExample, ...] = ()
     stale_examples: tuple[StaleExample, ...] = ()
+    outclass_examples: tuple[OutclassExample, ...] = ()
 
     def meets_target(self, answer_tokens: int) -> bool:
         """Whether a card that leaves ``answer_tokens`` within the target meets it."""
@@ -84,4 +103,30 @@ class RankingPolicy(_Strict):
             status is None
             and as_of_year - launch_year >= self.stale_after_years
             and self.long_life(lifecycle_years, fleet)
+        )
+
+    def outclasses(
+        self,
+        gpu_class: str,
+        other_class: str,
+        cost_usd: float,
+        other_cost_usd: float,
+        compute_ratio: float,
+        bandwidth_ratio: float,
+        ecc: bool,
+        other_ecc: bool,
+    ) -> bool:
+        """Whether a card of ``other_class`` outclasses one of ``gpu_class`` that serves
+        the need alike: both classes listed, the other at least as fast in compute and in
+        memory bandwidth, with ECC where this one has it, and cheaper over its life by
+        more than the cost band (so a difference of electricity alone does not count)."""
+        return (
+            gpu_class != other_class
+            and gpu_class in self.outclass_classes
+            and other_class in self.outclass_classes
+            and compute_ratio >= 1.0 - 1e-9
+            and bandwidth_ratio >= 1.0 - 1e-9
+            and (other_ecc or not ecc)
+            and not self.in_cost_band(cost_usd, other_cost_usd)
+            and other_cost_usd < cost_usd
         )

@@ -264,6 +264,11 @@ def _throughput(option: Option, facts: Mapping[str, Value], speed: float, scalin
     return per_host * option.hosts
 
 
+def raw_throughput(option: Option, facts: Mapping[str, Value]) -> float:
+    """Every card's throughput figure over every host, at full speed and scaling."""
+    return _throughput(option, facts, 1.0, 1.0)
+
+
 def bandwidth(option: Option) -> float:
     """The slowest card's memory bandwidth (a job on it runs at its pace)."""
     return option.bandwidth_gbs
