@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gpuadvisor.decision.decode_words import decode_sentence
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
@@ -145,6 +146,9 @@ def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | No
                 if within
                 else f"the budget is ${budget:,.0f})"
             )
+    decoding = decode_sentence(top, facts)
+    if decoding:
+        summary += f"; {decoding}"
     _, many = units(facts)
     return made(
         Capacity,

@@ -1,0 +1,107 @@
+"""Video analytics (issue #30 §2, ``workload.decode_streams``): the streams a host
+decodes against its cards' NVDEC engines set a lower bound on the cards it needs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuadvisor.decision.model import Decision
+from gpuadvisor.engine.decode import streams_per_engine
+from gpuadvisor.engine.policy import bundled_policy
+from gpuadvisor.pipeline import advise
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "edge-video-analytics.toml"
+POLICY = bundled_policy().decode
+
+
+@pytest.mark.parametrize("example", POLICY.examples, ids=lambda e: e.name)
+def test_decode_policy_examples(example: object) -> None:
+    from gpuadvisor.engine.decode import DecodeExample
+
+    assert isinstance(example, DecodeExample)
+    got = streams_per_engine(POLICY, example.codec, example.resolution)
+    assert got == example.streams_per_engine
+
+
+def _advise(tmp_path: Path, streams: str) -> Decision:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    line = 'decode_streams = { count = 96, codec = "h264", resolution = "1080p30" }'
+    assert line in text
+    path = tmp_path / "profile.toml"
+    path.write_text(text.replace(line, streams), encoding="utf-8")
+    return advise(path, sensitivity=False)
+
+
+def test_the_edge_box_takes_two_l4_for_96_streams() -> None:
+    decision = advise(EXAMPLE, sensitivity=False)
+    top = decision.picks[0]
+    assert (top.name, top.count) == ("NVIDIA L4", 2)
+    assert top.board_power_w == 144  # two slot-powered 72 W cards in the 150 W left
+    assert decision.recommendation.capacity is not None
+    assert decision.recommendation.capacity.summary == (
+        "2 cards serve 1 of 1 job; 96 H.264 1080p30 streams need 2 NVIDIA L4 cards "
+        "(4 decoders each, 80 streams per card)."
+    )
+    finding = next(f for f in decision.findings if f.rule == "DEC-001")
+    assert "Each host decodes 96 h264 streams of 1080p30" in " ".join(finding.rationale.split())
+    # Cards whose engines no cited page states are rejected, not assumed.
+    assert not any(p.name in ("NVIDIA A2", "NVIDIA A10") for p in decision.picks)
+
+
+def test_fewer_streams_need_one_card(tmp_path: Path) -> None:
+    decision = _advise(
+        tmp_path, 'decode_streams = { count = 48, codec = "h264", resolution = "1080p30" }'
+    )
+    top = decision.picks[0]
+    assert (top.name, top.count) == ("NVIDIA L4", 1)
+    assert decision.recommendation.capacity is not None
+    assert decision.recommendation.capacity.summary.endswith(
+        "48 H.264 1080p30 streams need 1 NVIDIA L4 card (4 decoders each, 80 streams per card)."
+    )
+
+
+def test_too_many_streams_for_the_box_leave_no_pick(tmp_path: Path) -> None:
+    # 200 streams need 3 L4 (80 each); the box holds 2 cards: nothing fits.
+    decision = _advise(
+        tmp_path, 'decode_streams = { count = 200, codec = "h264", resolution = "1080p30" }'
+    )
+    assert not any(p.name == "NVIDIA L4" for p in decision.picks)
+
+
+def test_without_streams_one_card_does(tmp_path: Path) -> None:
+    decision = _advise(tmp_path, "")
+    assert decision.picks[0].count == 1
+    assert not any(f.rule == "DEC-001" for f in decision.findings)
+
+
+def test_a_bad_resolution_is_named_and_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    text = EXAMPLE.read_text(encoding="utf-8").replace('"1080p30"', '"1080i"')
+    path.write_text(text, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "gpuadvisor", "advise", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "workload.decode_streams.resolution" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_the_profile_schema_has_decode_streams() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "gpuadvisor", "schema", "profile"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    schema = json.loads(run.stdout)
+    text = json.dumps(schema)
+    assert "decode_streams" in text
+    assert '"h264"' in text and '"av1"' in text
