@@ -12,6 +12,7 @@ import pytest
 
 from gpuadvisor.decision.model import Decision
 from gpuadvisor.engine.decode import streams_per_engine
+from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.policy import bundled_policy
 from gpuadvisor.pipeline import advise
 
@@ -44,11 +45,14 @@ def test_the_edge_box_takes_two_l4_for_96_streams() -> None:
     assert top.board_power_w == 144  # two slot-powered 72 W cards in the 150 W left
     assert decision.recommendation.capacity is not None
     assert decision.recommendation.capacity.summary == (
-        "2 cards serve 1 of 1 job; 96 H.264 1080p30 streams need 2 NVIDIA L4 cards "
+        "2 cards, needed to decode 96 streams, serve 1 of 1 job; 96 H.264 1080p30 streams "
+        "need 2 NVIDIA L4 cards "
         "(4 decoders each, 80 streams per card)."
     )
     finding = next(f for f in decision.findings if f.rule == "DEC-001")
-    assert "Each host decodes 96 h264 streams of 1080p30" in " ".join(finding.rationale.split())
+    assert "Each host decodes 96 H.264 streams of 1080p30" in " ".join(finding.rationale.split())
+    # The second card decodes: no finding says it would sit idle.
+    assert not any(f.rule == "JOBS-002" for f in decision.findings)
     # Cards whose engines no cited page states are rejected, not assumed.
     assert not any(p.name in ("NVIDIA A2", "NVIDIA A10") for p in decision.picks)
 
@@ -60,9 +64,12 @@ def test_fewer_streams_need_one_card(tmp_path: Path) -> None:
     top = decision.picks[0]
     assert (top.name, top.count) == ("NVIDIA L4", 1)
     assert decision.recommendation.capacity is not None
-    assert decision.recommendation.capacity.summary.endswith(
-        "48 H.264 1080p30 streams need 1 NVIDIA L4 card (4 decoders each, 80 streams per card)."
+    assert decision.recommendation.capacity.summary == (
+        "1 card serves 1 of 1 job; 48 H.264 1080p30 streams need 1 NVIDIA L4 card "
+        "(4 decoders each, 80 streams per card)."
     )
+    # One card decodes them all: a second one would be idle, as JOBS-002 says.
+    assert any(f.rule == "JOBS-002" for f in decision.findings)
 
 
 def test_too_many_streams_for_the_box_leave_no_pick(tmp_path: Path) -> None:
@@ -105,3 +112,31 @@ def test_the_profile_schema_has_decode_streams() -> None:
     text = json.dumps(schema)
     assert "decode_streams" in text
     assert '"h264"' in text and '"av1"' in text
+
+
+def test_hevc_is_written_in_the_buyers_words(tmp_path: Path) -> None:
+    decision = _advise(
+        tmp_path, 'decode_streams = { count = 96, codec = "hevc", resolution = "4k30" }'
+    )
+    finding = next(f for f in decision.findings if f.rule == "DEC-001")
+    assert "Each host decodes 96 H.265 (HEVC) streams of 4k30" in " ".join(
+        finding.rationale.split()
+    )
+
+
+def test_the_cards_the_streams_need_are_the_fewest_of_any_card_that_fits_the_slots() -> None:
+    from gpuadvisor.engine.decode import derived
+    from gpuadvisor.inputs.catalog import load_catalog
+
+    skus = load_catalog().skus
+    streams: dict[str, Value] = {
+        "workload.decode_stream_count": 96,
+        "workload.decode_codec": "h264",
+        "workload.decode_resolution": "1080p30",
+    }
+    one_slot = derived(streams, POLICY, 1, skus, 1)
+    assert one_slot["workload.cards_needed_for_io"] == 2  # the L4's 80 streams are the most
+    assert one_slot["workload.decode_codec_name"] == "H.264"
+    # A wider card with more decoders (an A100's 5, an H100's 7) takes them alone.
+    assert derived(streams, POLICY, 1, skus, None)["workload.cards_needed_for_io"] == 1
+    assert derived({}, POLICY, 1, skus, 1)["workload.cards_needed_for_io"] == 0

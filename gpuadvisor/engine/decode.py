@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -116,18 +116,42 @@ def decode_need(facts: Mapping[str, Value]) -> tuple[int, int, str] | None:
     return int(streams), max(1, int(per_engine)), codec
 
 
-def derived(values: Mapping[str, Value], policy: DecodePolicy, hosts: int) -> dict[str, Value]:
-    """The derived decode facts: the streams one host decodes and one engine's share."""
+#: The derived decode facts, null without a decode need.
+DERIVED_NAMES = (
+    "workload.decode_streams_per_host",
+    "workload.decode_streams_per_engine",
+    "workload.decode_codec_name",
+    "workload.cards_needed_for_io",
+)
+
+
+def derived(
+    values: Mapping[str, Value],
+    policy: DecodePolicy,
+    hosts: int,
+    skus: Sequence[Sku] = (),
+    max_width: float | None = None,
+) -> dict[str, Value]:
+    """The derived decode facts: the streams one host decodes, one engine's share, the
+    codec as the report writes it, and the fewest cards per host the streams need of
+    any card in ``skus`` no wider than ``max_width`` (0 without streams; null when no
+    such card's decoders are known): a lower bound on the cards per host set by a need
+    other than memory and jobs, which JOBS-002 reads."""
     count = values.get("workload.decode_stream_count")
     codec = values.get("workload.decode_codec")
     resolution = values.get("workload.decode_resolution")
     if not isinstance(count, int) or not isinstance(codec, str) or not isinstance(resolution, str):
-        return dict.fromkeys(
-            ("workload.decode_streams_per_host", "workload.decode_streams_per_engine")
-        )
+        return {**dict.fromkeys(DERIVED_NAMES), "workload.cards_needed_for_io": 0}
+    per_host = math.ceil(count / max(1, hosts))
+    per_engine = max(1, streams_per_engine(policy, codec, resolution))
+    need = (per_host, per_engine, codec)
+    fitting = (s for s in skus if max_width is None or s.slot_width <= max_width)
+    counts = [n for n in (cards_needed(s, need) for s in fitting) if n is not None]
     return {
-        "workload.decode_streams_per_host": math.ceil(count / max(1, hosts)),
-        "workload.decode_streams_per_engine": max(1, streams_per_engine(policy, codec, resolution)),
+        "workload.decode_streams_per_host": per_host,
+        "workload.decode_streams_per_engine": per_engine,
+        "workload.decode_codec_name": CODEC_WORDS.get(codec, codec),
+        "workload.cards_needed_for_io": min(counts) if counts else None,
     }
 
 

@@ -162,6 +162,9 @@ DERIVED_READS = (
     "gpu.ecc_enabled_all",
     "requirements.ecc",
     "requirements.silent_corruption_unacceptable",
+    "workload.decode_stream_count",
+    "workload.decode_codec",
+    "workload.decode_resolution",
 )
 
 
@@ -211,7 +214,13 @@ def derive_facts(values: Mapping[str, Value], policy: Policy, catalog: Catalog) 
         "platform.circuit_gpu_budget_w": None if circuit is None else round(circuit, 3),
         "host.gpu_catalog_sku": sku.id if sku is not None else None,
         "host.gpu_usable_gib": usable,
-        **decode_facts(values, policy.decode, max(1, int(hosts or 1))),
+        **decode_facts(
+            values,
+            policy.decode,
+            max(1, int(hosts or 1)),
+            catalog.skus,
+            _stated(values, "platform.max_gpu_slot_width"),
+        ),
     }
     return derived
 

@@ -44,6 +44,8 @@ EXAMPLE_BASELINE: dict[str, Value] = {
     "workload.decode_resolution": None,
     "workload.decode_streams_per_host": None,
     "workload.decode_streams_per_engine": None,
+    "workload.decode_codec_name": None,
+    "workload.cards_needed_for_io": 0,
     "requirements.ecc": "no",
     "requirements.silent_corruption_unacceptable": False,
     "requirements.certified_drivers": False,

@@ -302,6 +302,10 @@ _DERIVED_FROM: dict[str, tuple[str, ...]] = {
     "platform.circuit_gpu_budget_w": ("platform.circuit_w",),
     "workload.decode_streams_per_host": ("workload.decode_stream_count",),
     "workload.decode_streams_per_engine": ("workload.decode_codec",),
+    "workload.cards_needed_for_io": (
+        "workload.decode_stream_count",
+        "platform.max_gpu_slot_width",
+    ),
 }
 
 

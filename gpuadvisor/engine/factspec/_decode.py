@@ -47,4 +47,20 @@ DECODE_DERIVED_FACTS: tuple[FactSpec, ...] = (
         nullable=True,
         source="policy",
     ),
+    FactSpec(
+        "workload.decode_codec_name",
+        "string",
+        "The streams' codec as the report writes it: H.264, H.265 (HEVC) or AV1.",
+        nullable=True,
+        source="profile",
+    ),
+    FactSpec(
+        "workload.cards_needed_for_io",
+        "number",
+        "The fewest cards per host a need other than memory and jobs sets (the video "
+        "streams' decoders), over the catalog's cards no wider than the host's slots: 0 "
+        "without such a need, null when no such card's decoders are known.",
+        nullable=True,
+        source="policy",
+    ),
 )
