@@ -51,6 +51,9 @@ def test_the_edge_box_takes_two_l4_for_96_streams() -> None:
     )
     finding = next(f for f in decision.findings if f.rule == "DEC-001")
     assert "Each host decodes 96 H.264 streams of 1080p30" in " ".join(finding.rationale.split())
+    assert decision.recommendation.headline.startswith(
+        "Buy 2 × NVIDIA L4, the video streams spread over their decoders (24 GiB each,"
+    )  # not "one job per card": there is one job
     # The second card decodes: no finding says it would sit idle.
     assert not any(f.rule == "JOBS-002" for f in decision.findings)
     # Cards whose engines no cited page states are rejected, not assumed.
@@ -140,3 +143,20 @@ def test_the_cards_the_streams_need_are_the_fewest_of_any_card_that_fits_the_slo
     # A wider card with more decoders (an A100's 5, an H100's 7) takes them alone.
     assert derived(streams, POLICY, 1, skus, None)["workload.cards_needed_for_io"] == 1
     assert derived({}, POLICY, 1, skus, 1)["workload.cards_needed_for_io"] == 0
+
+
+def test_one_engine_works_the_decode_facts_out_again_for_other_streams() -> None:
+    # The engine caches derived facts by the values they read: the streams are among them.
+    from gpuadvisor.engine.core import Engine
+    from gpuadvisor.engine.facts import build_facts
+    from gpuadvisor.engine.rules import load_rules
+    from gpuadvisor.inputs.catalog import load_catalog
+    from gpuadvisor.inputs.profile import load_profile
+
+    engine = Engine(load_catalog(), load_rules())
+    values = build_facts(load_profile(EXAMPLE), engine.catalog).values
+    first = engine.prepare(values)
+    fewer = engine.prepare({**values, "workload.decode_stream_count": 8})
+    assert first["workload.decode_streams_per_host"] == 96
+    assert fewer["workload.decode_streams_per_host"] == 8
+    assert (first["workload.cards_needed_for_io"], fewer["workload.cards_needed_for_io"]) == (2, 1)

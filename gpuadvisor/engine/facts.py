@@ -292,6 +292,9 @@ def build_facts(
         values[name] = value
         sources[name] = "rules/_policy.toml"
     sources["workload.jobs_per_host"] = "profile"  # the profile's jobs over its hosts
+    sources["workload.decode_streams_per_host"] = "profile"  # its streams over its hosts
+    sources["workload.decode_codec_name"] = "profile"
+    sources["workload.cards_needed_for_io"] = "catalog"  # the catalog's decoders per card
     if not values["platform.psu_w"]:  # the profile's own psu_headroom_w
         sources["platform.gpu_power_available_w"] = "profile"
     if values["host.gpu_catalog_sku"] is not None:

@@ -61,6 +61,6 @@ DECODE_DERIVED_FACTS: tuple[FactSpec, ...] = (
         "streams' decoders), over the catalog's cards no wider than the host's slots: 0 "
         "without such a need, null when no such card's decoders are known.",
         nullable=True,
-        source="policy",
+        source="catalog",
     ),
 )
