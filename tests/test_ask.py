@@ -695,6 +695,7 @@ def test_full_session_through_a_pseudo_terminal(tmp_path: Path) -> None:
         child.sendline("40")
         answer("How many identical workstations or servers", "")
         answer("How many separate jobs", "")
+        answer("How many camera or video streams", "")
         answer("Does the software already use several GPUs", "")
         answer("Could the team set up and run ONE model", "")
         answer("Do you need error-correcting GPU memory", "preferred")

@@ -543,8 +543,10 @@ def test_rtx_5090_has_no_ecc_but_4090_does() -> None:
 
 # ---------------------------------------------------------------- video decode (#30)
 #: NVDEC engines per board where a cited page gives them (NVIDIA's Dynamo docs; the RTX
-#: PRO 6000 editions from a weak launch-news copy, named in weak_sources).
+#: PRO 6000 editions from a weak launch-news copy and the A16 from a reseller's copy of
+#: its datasheet, named in weak_sources).
 NVDEC = {
+    "a16": 8,
     "a100-80gb-pcie": 5,
     "h100-pcie": 7,
     "h100-nvl": 7,

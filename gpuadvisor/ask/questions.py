@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from gpuadvisor.ask.decode_questions import DECODE_QUESTIONS
 from gpuadvisor.ask.fields import Answers
 from gpuadvisor.ask.model_questions import MODEL_QUESTIONS, memory_gib
 from gpuadvisor.ask.platform_questions import (
@@ -122,6 +123,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         check=jobs_check,
         suggest=lambda a: a["platform.hosts"] if a["platform.hosts"] > 1 else None,
     ),
+    *DECODE_QUESTIONS,
     Question(
         "workload.parallelism",
         "Does the software already use several GPUs for ONE job, and how?",

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from gpuadvisor.decision.decode_words import cards_reason
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_fields
 from gpuadvisor.decision.model import ExistingCards, MeasuredGpu, Pick
@@ -312,6 +313,8 @@ def shape_phrase(option: Option, facts: Mapping[str, Value]) -> str:
         if jobs_here > cards:
             text = f"{option.count} × {name}, {counted(jobs_here, facts)} spread over "
             text += "the cards"
+        elif jobs_here < cards and cards_reason(option, facts):  # cards for the decoders
+            text = f"{option.count} × {name}, the video streams spread over their decoders"
         else:
             text = f"{option.count} × {name}, one {one} per card"
     elif option.shape == "multi-gpu-model-parallel":

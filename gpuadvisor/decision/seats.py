@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gpuadvisor.decision.decode_words import cards_reason, decode_sentence
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
@@ -109,11 +110,12 @@ def line_items_of(option: Option) -> tuple[LineItem, ...]:
 def _served_words(top: Option, wanted: int, facts: Mapping[str, Value]) -> str:
     cards = top.cards
     verb = "serves" if cards == 1 and top.hosts == 1 else "serve"
+    why = cards_reason(top, facts)
     if top.hosts <= 1:
-        return f"{cards_words(cards)} {verb} {top.jobs_served} of {counted(wanted, facts)}"
+        return f"{cards_words(cards)}{why} {verb} {top.jobs_served} of {counted(wanted, facts)}"
     return (
         f"{cards_words(cards)} in each of {top.hosts:,} {host_noun(facts, top.hosts)} "
-        f"({cards_words(cards * top.hosts)}) {verb} {top.jobs_served} of "
+        f"({cards_words(cards * top.hosts)}){why} {verb} {top.jobs_served} of "
         f"{counted(wanted, facts)}"
     )
 
@@ -145,6 +147,9 @@ def capacity_of(top: Option | None, facts: Mapping[str, Value]) -> Capacity | No
                 if within
                 else f"the budget is ${budget:,.0f})"
             )
+    decoding = decode_sentence(top, facts)
+    if decoding:
+        summary += f"; {decoding}"
     _, many = units(facts)
     return made(
         Capacity,

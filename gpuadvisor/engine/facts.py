@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from gpuadvisor.clock import report_date
 from gpuadvisor.engine.capacity import MIB_PER_GIB, catalog_match, existing_usable_gib
+from gpuadvisor.engine.decode import derived as decode_facts
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import HOST_FACTS, SIZING_FACTS, sku_fact_specs
 from gpuadvisor.engine.namelist import name_list
@@ -57,6 +58,10 @@ def profile_facts(profile: Profile) -> dict[str, Value]:
             if isinstance(value, _SCALARS):
                 values[fact] = value
     values["requirements.isv_app_count"] = len(profile.requirements.isv_apps)
+    streams = profile.workload.decode_streams
+    values["workload.decode_stream_count"] = None if streams is None else streams.count
+    values["workload.decode_codec"] = None if streams is None else streams.codec
+    values["workload.decode_resolution"] = None if streams is None else streams.resolution
     return values
 
 
@@ -157,6 +162,9 @@ DERIVED_READS = (
     "gpu.ecc_enabled_all",
     "requirements.ecc",
     "requirements.silent_corruption_unacceptable",
+    "workload.decode_stream_count",
+    "workload.decode_codec",
+    "workload.decode_resolution",
 )
 
 
@@ -206,6 +214,13 @@ def derive_facts(values: Mapping[str, Value], policy: Policy, catalog: Catalog) 
         "platform.circuit_gpu_budget_w": None if circuit is None else round(circuit, 3),
         "host.gpu_catalog_sku": sku.id if sku is not None else None,
         "host.gpu_usable_gib": usable,
+        **decode_facts(
+            values,
+            policy.decode,
+            max(1, int(hosts or 1)),
+            catalog.skus,
+            _stated(values, "platform.max_gpu_slot_width"),
+        ),
     }
     return derived
 
@@ -277,6 +292,9 @@ def build_facts(
         values[name] = value
         sources[name] = "rules/_policy.toml"
     sources["workload.jobs_per_host"] = "profile"  # the profile's jobs over its hosts
+    sources["workload.decode_streams_per_host"] = "profile"  # its streams over its hosts
+    sources["workload.decode_codec_name"] = "profile"
+    sources["workload.cards_needed_for_io"] = "catalog"  # the catalog's decoders per card
     if not values["platform.psu_w"]:  # the profile's own psu_headroom_w
         sources["platform.gpu_power_available_w"] = "profile"
     if values["host.gpu_catalog_sku"] is not None:

@@ -24,6 +24,7 @@ from gpuadvisor.engine.capacity import (
     per_job_gib,
     usable_gib,
 )
+from gpuadvisor.engine.decode import decode_need, floor
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Action, Option
@@ -69,6 +70,9 @@ PLAN_READS = (
     "host.gpu_usable_gib",
     "requirements.vgpu",
     "platform.hosts",
+    "workload.decode_streams_per_host",
+    "workload.decode_streams_per_engine",
+    "workload.decode_codec",
 )
 
 
@@ -122,8 +126,9 @@ def option_plan(
     # spans cards (data-parallel, or a split model the team can run): a larger chassis
     # then makes the same options (the same plan).
     kept = found.cards if found is not None else 0
-    if not (data_parallel or split_ready):
-        count_max = min(count_max, max(jobs + kept, 2))
+    decode = decode_need(facts)
+    if not (data_parallel or split_ready):  # video streams may need more cards than jobs
+        count_max = min(count_max, max(jobs + kept, 2, *(floor(s, decode) for s in skus)))
     params = (
         jobs,
         count_max,
@@ -134,6 +139,7 @@ def option_plan(
         split_ready,
         hosts,
         wanted,
+        decode,
     )
     return params, fits
 
@@ -217,8 +223,10 @@ def sku_options(
     per_card, usable, basis, job = fit_row
     per_job = per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board, job))
     options = [make.option("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
-    if jobs >= 2:
-        for cards in range(2, min(count_max, math.ceil(jobs / per_card)) + 1):
+    # The jobs' cards, or more where the video streams need more decoders (a lower bound).
+    most = max(math.ceil(jobs / per_card) if jobs >= 2 else 1, floor(sku, plan[0][9]))
+    if most >= 2:
+        for cards in range(2, min(count_max, most) + 1):
             served = min(jobs, cards * per_card)
             options.append(
                 make.option("two-independent-jobs", sku, cards, per_job, served, action=base)
@@ -296,6 +304,9 @@ def sku_block_key(sku: Sku, fit_row: FitRow, plan: Plan, shared: object) -> tupl
         spread: tuple[int, ...] = (min(count_max, jobs),)
     else:
         spread = (jobs, min(count_max, math.ceil(jobs / per_card)))
+    least = floor(sku, plan[0][9])
+    if least >= 2:
+        spread = (*spread, min(count_max, least))
     return (sku.id, fit_row, spread, shared)
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gpuadvisor.engine.decode import DecodePolicy
 from gpuadvisor.engine.policy_ranking import RankingPolicy
 from gpuadvisor.errors import InputError
 from gpuadvisor.inputs.textio import load_document
@@ -190,6 +191,7 @@ class Policy(_Strict):
     data_parallel: DataParallelPolicy
     slots: SlotsPolicy
     ranking: RankingPolicy
+    decode: DecodePolicy
 
     # -- memory ---------------------------------------------------------------------
 

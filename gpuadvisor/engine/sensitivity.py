@@ -300,6 +300,12 @@ _DERIVED_FROM: dict[str, tuple[str, ...]] = {
     "platform.gpu_power_budget_w": ("platform.psu_headroom_w", "platform.psu_w"),
     "platform.gpu_power_available_w": ("platform.psu_headroom_w", "platform.psu_w"),
     "platform.circuit_gpu_budget_w": ("platform.circuit_w",),
+    "workload.decode_streams_per_host": ("workload.decode_stream_count",),
+    "workload.decode_streams_per_engine": ("workload.decode_codec",),
+    "workload.cards_needed_for_io": (
+        "workload.decode_stream_count",
+        "platform.max_gpu_slot_width",
+    ),
 }
 
 

@@ -27,6 +27,10 @@ from gpuadvisor.vocabulary import (
 
 PROFILE_SCHEMA: Final = "gpuadvisor/profile/v1"
 
+#: A video stream's resolution as a profile states it: a frame size and a frame rate,
+#: "1080p30" (``workload.decode_streams.resolution``).
+RESOLUTION_PATTERN: Final = r"^(720p|1080p|1440p|2160p|4k)([1-9][0-9]?|1[01][0-9]|120)$"
+
 
 class _Section(BaseModel):
     """Strict types, as in the catalog: in a profile ``true`` is not 1 GiB and ``"yes"``
@@ -49,6 +53,18 @@ class Meta(_Section):
     title: str = Field("", max_length=200, description="Echoed in the report, never interpreted.")
     requester: str = Field("", max_length=200, description="Who asks; echoed in the report.")
     notes: str = Field("", max_length=4000, description="Free text, echoed in the report.")
+
+
+class DecodeStreams(_Section):
+    """Video streams the cards decode at once (CONTRACT §7), against their NVDEC engines."""
+
+    count: int = Field(ge=1, le=100_000, description="Streams decoded at the same time.")
+    codec: Literal["h264", "hevc", "av1"] = Field(description="How the streams are encoded.")
+    resolution: str = Field(
+        pattern=RESOLUTION_PATTERN,
+        description="Frame size and frame rate of one stream, such as 1080p30 or 4k30 "
+        "(720p, 1080p, 1440p, 2160p or 4k, then frames per second).",
+    )
 
 
 class Workload(_Section):
@@ -125,6 +141,11 @@ class Workload(_Section):
             raise missing_error("vram_need_gib", None)
         return self
 
+    decode_streams: DecodeStreams | None = Field(
+        None,
+        description="Video streams decoded at once (video analytics): count, codec and "
+        "resolution, counted against each card's NVDEC engines.",
+    )
     needs_fp64: bool = Field(
         False,
         description="The solver computes in double precision (many CFD, FEA and chemistry "

@@ -17,6 +17,7 @@ from types import MappingProxyType
 
 from gpuadvisor.engine.expr import FactType
 from gpuadvisor.engine.factspec._base import FactSpec, Scope, _model_facts
+from gpuadvisor.engine.factspec._decode import DECODE_DERIVED_FACTS, DECODE_PROFILE_FACTS
 from gpuadvisor.engine.factspec._host import EXISTING_GPU_FACTS, HOST_FACTS
 from gpuadvisor.engine.factspec._option import OPTION_FACTS, SKU_DERIVED_FACTS, sku_fact_specs
 from gpuadvisor.inputs.profile import SECTIONS
@@ -107,6 +108,7 @@ DERIVED_FACTS: tuple[FactSpec, ...] = (
         nullable=True,
         source="policy",
     ),
+    *DECODE_DERIVED_FACTS,
     FactSpec(
         "host.gpu_catalog_sku",
         "string",
@@ -214,6 +216,7 @@ def _profile_facts() -> list[FactSpec]:
             source="profile",
         )
     )
+    specs.extend(DECODE_PROFILE_FACTS)
     return specs
 
 
