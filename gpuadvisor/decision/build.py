@@ -164,7 +164,12 @@ def decide(
     confidence, near_tie = confidence_of(core, engine.rules.policy)
     shown = shown_options(core.chosen.ranked)
     ctx = PickContext(
-        core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
+        core.facts,
+        engine.rules.policy,
+        list(core.chosen.ranked),
+        facts.sizing,
+        as_of,
+        accessories=engine.catalog.accessories,
     )
     picks = _picks(shown, ctx)
     enough = enough_of(core, ctx, picks[0]) if picks else None
@@ -188,7 +193,13 @@ def decide(
                     "shape": core.chosen.shape,
                     "class_": core.chosen.class_,
                     "gpu_count": top.count if top else 0,
-                    "headline": headline(core, tuple(fixes), capacity, engine.rules.policy),
+                    "headline": headline(
+                        core,
+                        tuple(fixes),
+                        capacity,
+                        engine.rules.policy,
+                        accessories=engine.catalog.accessories,
+                    ),
                     "confidence": confidence,
                     "near_tie": near_tie,
                     "ranking": ranking,

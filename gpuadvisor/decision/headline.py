@@ -6,13 +6,19 @@ target was not held)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from gpuadvisor.decision.model import Capacity, FixFirst
 from gpuadvisor.decision.purchase import shape_phrase
 from gpuadvisor.decision.reason import deciding_reason
 from gpuadvisor.decision.reason import lower_first as _lower_first
-from gpuadvisor.decision.seats import counted, kept_where, price_words, shortfall_words
+from gpuadvisor.decision.seats import (
+    accessory_items,
+    counted,
+    kept_where,
+    price_words,
+    shortfall_words,
+)
 from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.expr import Value
@@ -21,6 +27,7 @@ from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import cards_wanted, short_of_cards
 from gpuadvisor.engine.suitability import meets_target, stale
 from gpuadvisor.engine.wholeneed import within_budget
+from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.vocabulary import format_value
 
 
@@ -32,7 +39,12 @@ def number_or_none(value: Value) -> float | None:
 
 
 def headline(
-    core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | None, policy: Policy
+    core: Core,
+    fix_first: tuple[FixFirst, ...],
+    capacity: Capacity | None,
+    policy: Policy,
+    *,
+    accessories: Sequence[Accessory] = (),
 ) -> str:
     top = core.top
     facts = core.facts
@@ -63,12 +75,14 @@ def headline(
     else:
         each = " each" if top.count * top.hosts > 1 else ""
         verb = "Add" if top.action == "add" else "Buy"
+        extras = accessory_items(top, facts, policy, accessories)
         if top.action == "replace":
             verb = "Replace the cards in the host with"
         text = (
             f"{verb} {shape_phrase(top, facts)} "
             f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
-            f"{top.sku.segment} class, {price_words(top)}): {deciding_reason(core, policy)}."
+            f"{top.sku.segment} class, {price_words(top, extras)}): "
+            f"{deciding_reason(core, policy)}."
         )
     text += _target_words(top, core.chosen.ranked, facts, policy)
     text += _availability_words(top, facts, policy)

@@ -8,14 +8,16 @@ phrases them, so every total it states counts every host.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
+from gpuadvisor.engine.displays import accessories_needed
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
+from gpuadvisor.engine.ranking import dp_link
 from gpuadvisor.engine.wholeneed import (
     hosts_needed,
     jobs_wanted,
@@ -23,6 +25,7 @@ from gpuadvisor.engine.wholeneed import (
     whole_need_usd,
     within_budget,
 )
+from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.vocabulary import format_value
 
 
@@ -79,31 +82,85 @@ def hosts_words(option: Option, facts: Mapping[str, Value]) -> str:
     return text
 
 
-def price_words(option: Option) -> str:
-    """``about $2,500``, or for several hosts ``5 cards, about $3,500 in total``."""
-    total = option.total_price_usd
+_KIND_WORDS = {"sync-board": "sync board", "nvlink-bridge": "NVLink bridge"}
+
+
+def price_words(option: Option, extras: Sequence[LineItem] = ()) -> str:
+    """``about $2,500``, or for several hosts ``5 cards, about $3,500 in total``; with
+    accessories (``extras``, :func:`accessory_items`) the total counts the priced ones
+    and names those on quote (``about $4,500 plus a sync board on quote``)."""
+    total = order_total(option, extras)
     price = "price on quote" if total is None else f"about ${total:,.0f}"
+    if total is not None and option.hosts > 1:
+        price += " in total"
+    priced = [_one_kind(item) for item in extras if item.usd is not None]
+    if total is not None and priced:
+        price += " with the " + " and the ".join(priced)
+    quoted = [_on_quote(item) for item in extras if item.usd is None]
+    if total is not None and quoted:
+        price += " plus " + " and ".join(quoted) + " on quote"
     if option.hosts <= 1:
         return price
-    in_total = "" if total is None else " in total"
-    return f"{cards_words(option.count * option.hosts)}, {price}{in_total}"
+    return f"{cards_words(option.count * option.hosts)}, {price}"
 
 
-def line_items_of(option: Option) -> tuple[LineItem, ...]:
+def _one_kind(item: LineItem) -> str:
+    return item.name if item.count == 1 else f"{item.count} × {item.name}"
+
+
+def _on_quote(item: LineItem) -> str:
+    noun = "NVLink bridge" if "nvlink" in item.name.lower() else "sync board"
+    return f"a {noun}" if item.count == 1 else f"{item.count} {noun}s"
+
+
+def order_total(option: Option, extras: Sequence[LineItem] = ()) -> float | None:
+    """The cards over every host and the priced accessories; None when the cards are on
+    quote (an accessory on quote is named beside the total, never counted as zero)."""
+    total = option.total_price_usd
+    if total is None:
+        return None
+    return round(total + sum(item.usd or 0.0 for item in extras), 2)
+
+
+def accessory_items(
+    option: Option,
+    facts: Mapping[str, Value],
+    policy: Policy,
+    accessories: Sequence[Accessory],
+) -> tuple[LineItem, ...]:
+    """The sync boards and NVLink bridges the option needs beside its cards, over every
+    host (:func:`gpuadvisor.engine.displays.accessories_needed`); one the catalog does not
+    list is named for its card and priced on quote."""
+    items = []
+    link = dp_link(option, facts, policy) if option.cards_per_job == 2 else ""
+    for kind, item, count in accessories_needed(option, facts, accessories, link):
+        if count <= 0:
+            continue
+        if item is None:
+            name = f"{_KIND_WORDS[kind]} for the {option.sku.name} (not in the catalog)"
+            name = name[0].upper() + name[1:]
+            usd = None
+        else:
+            name = item.name
+            usd = None if item.price_usd is None else round(item.price_usd * count, 2)
+        items.append(made(LineItem, {"name": name, "count": count, "usd": usd}))
+    return tuple(items)
+
+
+def line_items_of(option: Option, extras: Sequence[LineItem] = ()) -> tuple[LineItem, ...]:
     """What is bought, one line per item: the cards first, over every host (none when
-    nothing is bought). Sync boards and bridges join the list as items of their own."""
+    nothing is bought), then the sync boards and bridges (``extras``)."""
     if option.count == 0:
         return ()
-    return (
-        made(
-            LineItem,
-            {
-                "name": option.sku.name,
-                "count": option.count * option.hosts,
-                "usd": option.total_price_usd,
-            },
-        ),
+    cards = made(
+        LineItem,
+        {
+            "name": option.sku.name,
+            "count": option.count * option.hosts,
+            "usd": option.total_price_usd,
+        },
     )
+    return (cards, *extras)
 
 
 def _served_words(top: Option, wanted: int, facts: Mapping[str, Value]) -> str:

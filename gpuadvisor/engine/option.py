@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+from gpuadvisor.engine.displays import option_outputs
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.inputs.catalog import Sku
 from gpuadvisor.vocabulary import CLASSES, SHAPES, GpuClass, Shape
@@ -167,6 +168,12 @@ class Option:
         return self._judged
 
 
+def _cards_of(option: Option) -> tuple[tuple[Sku, int], ...]:
+    """One host's cards as (model, count): those bought, then those kept."""
+    kept = ((option.kept_sku, option.kept),) if option.kept_sku is not None else ()
+    return ((option.sku, option.count), *kept)
+
+
 #: The one option fact that differs between the cards of an option: whether the card
 #: judged is one already in the host (see :meth:`Option.judged`).
 CARD_IS_KEPT = "option.card_is_kept"
@@ -187,4 +194,8 @@ OPTION_FACTS: dict[str, Callable[[Option], Value]] = {
     "option.jobs_served": lambda o: o.jobs_served,
     "option.cards_per_job": lambda o: o.cards_per_job,
     "option.mixed_models": lambda o: len(o.skus) > 1,
+    # Displays one host's cards (bought and kept) drive at once, at each mode.
+    "option.display_outputs": lambda o: option_outputs(_cards_of(o), "any"),
+    "option.displays_4k60": lambda o: option_outputs(_cards_of(o), "4k60"),
+    "option.displays_8k60": lambda o: option_outputs(_cards_of(o), "8k60"),
 }

@@ -24,6 +24,7 @@ from gpuadvisor.engine.capacity import (
     per_job_gib,
     usable_gib,
 )
+from gpuadvisor.engine.displays import DISPLAY_READS, cards_for_displays, display_need
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Action, Option
@@ -69,6 +70,7 @@ PLAN_READS = (
     "host.gpu_usable_gib",
     "requirements.vgpu",
     "platform.hosts",
+    *DISPLAY_READS,
 )
 
 
@@ -134,6 +136,7 @@ def option_plan(
         split_ready,
         hosts,
         wanted,
+        display_need(facts),
     )
     return params, fits
 
@@ -182,6 +185,14 @@ def _spread(plan: Plan) -> tuple[int, int]:
     return hosts, wanted
 
 
+def display_floor(sku: Sku, plan: Plan) -> int:
+    """The fewest cards of ``sku`` one host's displays take (1 without a display need):
+    a lower bound on an option's count (:mod:`gpuadvisor.engine.displays`)."""
+    need = plan[0][9]
+    assert isinstance(need, tuple)
+    return cards_for_displays(sku, int(need[0]), str(need[1]))
+
+
 def _maker(maker: OptionMaker | None, plan: Plan) -> OptionMaker | OverHosts:
     """What makes a plan's options: ``maker`` (else one of their own), through the
     plan's hosts when there are several (one host: its options serve its own jobs)."""
@@ -216,9 +227,14 @@ def sku_options(
     base: Action = "replace" if existing else "new"
     per_card, usable, basis, job = fit_row
     per_job = per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board, job))
-    options = [make.option("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
+    # The displays bound each host's cards from below (FIT rules judge if they fit).
+    floor = display_floor(sku, plan)
+    options = [
+        make.option("single-larger-gpu", sku, floor, per_job, min(jobs, per_card), action=base)
+    ]
     if jobs >= 2:
-        for cards in range(2, min(count_max, math.ceil(jobs / per_card)) + 1):
+        counts = range(2, min(count_max, math.ceil(jobs / per_card)) + 1)
+        for cards in sorted({max(c, floor) for c in counts}):
             served = min(jobs, cards * per_card)
             options.append(
                 make.option("two-independent-jobs", sku, cards, per_job, served, action=base)
@@ -296,7 +312,7 @@ def sku_block_key(sku: Sku, fit_row: FitRow, plan: Plan, shared: object) -> tupl
         spread: tuple[int, ...] = (min(count_max, jobs),)
     else:
         spread = (jobs, min(count_max, math.ceil(jobs / per_card)))
-    return (sku.id, fit_row, spread, shared)
+    return (sku.id, fit_row, spread, display_floor(sku, plan), shared)
 
 
 def _added(

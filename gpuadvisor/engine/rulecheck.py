@@ -44,6 +44,8 @@ EXAMPLE_BASELINE: dict[str, Value] = {
     "requirements.certified_drivers": False,
     "requirements.isv_app_count": 0,
     "requirements.display_sync": False,
+    "requirements.displays": 0,
+    "requirements.display_mode": "any",
     "requirements.vgpu": False,
     "requirements.vgpu_edition": "none",
     "requirements.isv_known_apps": "",

@@ -104,6 +104,35 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
         scope="option",
         source="option",
     ),
+    FactSpec(
+        "option.display_outputs",
+        "number",
+        "Display outputs of every card of one host (bought and kept).",
+        "displays",
+        nullable=True,
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.displays_4k60",
+        "number",
+        "Displays one host's cards drive at once at 4K 60 Hz (a card without a catalog "
+        "figure counts its outputs: engine/displays.py).",
+        "displays",
+        nullable=True,
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.displays_8k60",
+        "number",
+        "Displays one host's cards drive at once at 8K 60 Hz; unknown when a card's "
+        "figure is not in the catalog.",
+        "displays",
+        nullable=True,
+        scope="option",
+        source="option",
+    ),
 )
 
 
