@@ -4,6 +4,8 @@ line item with ``requirements.display_sync``, and an NVLink pair gets its bridge
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from gpuadvisor.decision.seats import accessory_items, line_items_of, order_total, price_words
-from gpuadvisor.engine.displays import cards_for_displays, outputs_at
+from gpuadvisor.decision.words import pick_flags
+from gpuadvisor.engine.displays import Outfit, cards_for_displays, outputs_at
+from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Option
-from gpuadvisor.engine.policy import bundled_policy
-from gpuadvisor.inputs.catalog import load_catalog
+from gpuadvisor.inputs.catalog import Catalog, load_catalog
 from gpuadvisor.pipeline import advise
+from gpuadvisor.vocabulary import Shape
 
 from .conftest import REPO, CliResult
 
@@ -72,30 +76,92 @@ def test_cards_for_displays_is_the_ceiling_of_panels_over_outputs() -> None:
     assert cards_for_displays(SKUS["h100-pcie"], 2, "any") == 1  # no outputs: rejected later
 
 
-FACTS = {"requirements.display_sync": True, "platform.nvlink_possible": True}
+SYNC = Outfit(sync=True, nvlink=True)
+
+
+def _option(
+    shape: Shape, sku: str, count: int, *, outfit: Outfit = SYNC, hosts: int = 1, per_job: int = 1
+) -> Option:
+    """An option made as the engine makes it, with the catalog's accessories."""
+    make = OverHosts(OptionMaker(CATALOG.accessories), hosts, 2, outfit)
+    return make.option(shape, SKUS[sku], count, 40.0, 1, cards_per_job=per_job)
 
 
 def test_a_listed_sync_board_is_counted_per_four_cards_and_per_host() -> None:
-    option = Option("single-larger-gpu", SKUS["rtx-a6000"], 3, 40.0, 2, hosts=2)
-    items = accessory_items(option, FACTS, bundled_policy(), CATALOG.accessories)
+    option = _option("single-larger-gpu", "rtx-a6000", 3, hosts=2)
+    items = accessory_items(option)
     assert [(i.name, i.count, i.usd) for i in items] == [("NVIDIA Quadro Sync II", 2, None)]
     assert line_items_of(option, items)[0].count == 6
-    assert order_total(option, items) == pytest.approx(6 * 4649.0)
+    assert order_total(option) == pytest.approx(6 * 4649.0)
+    assert option.extras_on_quote and option.price_incomplete
     assert price_words(option, items) == (
         "6 cards, about $27,894 in total plus 2 sync boards on quote"
     )
 
 
 def test_an_nvlink_pair_gets_the_bridge_that_clears_the_card() -> None:
-    facts = {**FACTS, "requirements.display_sync": False}
-    pair = Option("multi-gpu-model-parallel", SKUS["rtx-a6000"], 2, 80.0, 1, cards_per_job=2)
-    items = accessory_items(pair, facts, bundled_policy(), CATALOG.accessories)
+    bridged = Outfit(sync=False, nvlink=True)
+    pair = _option("multi-gpu-model-parallel", "rtx-a6000", 2, outfit=bridged, per_job=2)
+    items = accessory_items(pair)
     assert [(i.name, i.count) for i in items] == [("NVIDIA RTX A6000 NVLink Bridge (2-slot)", 1)]
-    wide = Option("multi-gpu-model-parallel", SKUS["geforce-rtx-3090"], 2, 40.0, 1, cards_per_job=2)
-    items = accessory_items(wide, facts, bundled_policy(), CATALOG.accessories)
-    assert [i.name for i in items] == ["NVIDIA GeForce RTX 3090 NVLink Bridge (4-slot)"]
-    no_bridge = {**facts, "platform.nvlink_possible": False}
-    assert accessory_items(pair, no_bridge, bundled_policy(), CATALOG.accessories) == ()
+    wide = _option("multi-gpu-model-parallel", "geforce-rtx-3090", 2, outfit=bridged, per_job=2)
+    assert [i.name for i in accessory_items(wide)] == [
+        "NVIDIA GeForce RTX 3090 NVLink Bridge (4-slot)"
+    ]
+    plain = _option("multi-gpu-model-parallel", "rtx-a6000", 2, outfit=Outfit(), per_job=2)
+    assert accessory_items(plain) == () and not plain.price_incomplete
+
+
+def _priced_board(usd: float) -> Catalog:
+    """The bundled catalog with a sync board for the RTX 4000 Ada at ``usd``."""
+    board = next(a for a in CATALOG.accessories if a.kind == "sync-board")
+    priced = board.model_copy(
+        update={
+            "id": "test-sync-board",
+            "fits": (*board.fits, "rtx-4000-ada"),
+            "price_usd": usd,
+            "price_date": dt.date(2026, 11, 1),
+            "price_kind": "list",
+            "price_source": "https://example.com/test-sync-board",
+        }
+    )
+    return dataclasses.replace(CATALOG, accessories=(*CATALOG.accessories, priced))
+
+
+def test_a_priced_sync_board_counts_in_the_engine_total_and_the_budget() -> None:
+    catalog = _priced_board(1200.0)
+    option = OverHosts(OptionMaker(catalog.accessories), 1, 1, SYNC).option(
+        "single-larger-gpu", SKUS["rtx-4000-ada"], 3, 16.0, 1
+    )
+    assert option.cards_price_usd == pytest.approx(3750.0)
+    assert option.total_price_usd == pytest.approx(4950.0)
+    assert option.facts()["option.total_price_usd"] == pytest.approx(4950.0)
+    assert not option.extras_on_quote
+    decision = advise(REPO / "examples" / "video-wall.toml", sensitivity=False, catalog=catalog)
+    top = decision.picks[0]
+    cards = top.line_items[0].usd
+    assert cards is not None and top.total_price_usd == pytest.approx(cards + 1200.0)
+    assert top.line_items[1].name == "NVIDIA Quadro Sync II"
+    assert "with the NVIDIA Quadro Sync II" in decision.recommendation.headline
+
+
+def test_cards_within_the_budget_but_not_with_their_sync_board_are_rejected() -> None:
+    # 3 x RTX 4000 Ada is $3,750, within the $8,000; with a $5,000 board it is not.
+    decision = advise(
+        REPO / "examples" / "video-wall.toml", sensitivity=False, catalog=_priced_board(5000.0)
+    )
+    assert all(p.sku != "rtx-4000-ada" for p in decision.picks)
+    assert all(p.total_price_usd is None or p.total_price_usd <= 8000.0 for p in decision.picks)
+
+
+def test_a_sync_board_on_quote_caps_confidence_and_says_the_budget_is_not_complete() -> None:
+    decision = advise(REPO / "examples" / "video-wall.toml", sensitivity=False)
+    assert decision.recommendation.confidence != "high"
+    flags = " ".join(pick_flags(decision.picks[0]))
+    assert (
+        "Budget checked without the Sync board for the NVIDIA RTX 4000 Ada Generation (not "
+        "in the catalog): priced on quote, it comes on top of the $3,750 held to the budget."
+    ) in flags
 
 
 def test_the_profile_schema_names_the_display_fields(cli: Callable[..., CliResult]) -> None:

@@ -75,7 +75,7 @@ def headline(
     else:
         each = " each" if top.count * top.hosts > 1 else ""
         verb = "Add" if top.action == "add" else "Buy"
-        extras = accessory_items(top, facts, policy, accessories)
+        extras = accessory_items(top)
         if top.action == "replace":
             verb = "Replace the cards in the host with"
         text = (
@@ -150,8 +150,8 @@ def confidence(core: Core, policy: Policy) -> tuple[str, str | None]:
     if top is not None and meets_target(top, core.facts, policy) is False:
         return "low", near_tie  # no card meets the stated target (it would rank first)
     if level == "high" and top is not None and top.count > 0:
-        if top.total_price_usd is None:
-            return "medium", near_tie  # priced on quote: the budget was not checked
+        if top.price_incomplete:
+            return "medium", near_tie  # (part) priced on quote: the budget was not checked
         if top.sku.status in ("discontinued", "eol"):
             return "medium", near_tie  # sold from remaining stock, at a price not known today
         if stale(top, core.facts, policy):

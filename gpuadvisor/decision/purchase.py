@@ -242,8 +242,8 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
     t = ctx.terms(option)
     energy = ctx.costs.energy_usd(option)
     licence = ctx.costs.licence_usd(option)
-    extras = accessory_items(option, ctx.facts, ctx.policy, ctx.accessories)
-    total = order_total(option, extras)
+    extras = accessory_items(option)
+    total = order_total(option)
     limit = math.floor(sku.tdp_w * (1 - t.power_cut)) if t.power_cut > 0 else None
     loss = ctx.policy.power.speed_loss_per_power_cut * t.power_cut * 100
     why = _why(option, rank, t, ctx)

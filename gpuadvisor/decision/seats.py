@@ -13,11 +13,9 @@ from collections.abc import Mapping, Sequence
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
-from gpuadvisor.engine.displays import accessories_needed
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
-from gpuadvisor.engine.ranking import dp_link
 from gpuadvisor.engine.wholeneed import (
     hosts_needed,
     jobs_wanted,
@@ -25,7 +23,6 @@ from gpuadvisor.engine.wholeneed import (
     whole_need_usd,
     within_budget,
 )
-from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.vocabulary import format_value
 
 
@@ -89,7 +86,7 @@ def price_words(option: Option, extras: Sequence[LineItem] = ()) -> str:
     """``about $2,500``, or for several hosts ``5 cards, about $3,500 in total``; with
     accessories (``extras``, :func:`accessory_items`) the total counts the priced ones
     and names those on quote (``about $4,500 plus a sync board on quote``)."""
-    total = order_total(option, extras)
+    total = order_total(option)
     price = "price on quote" if total is None else f"about ${total:,.0f}"
     if total is not None and option.hosts > 1:
         price += " in total"
@@ -113,37 +110,24 @@ def _on_quote(item: LineItem) -> str:
     return f"a {noun}" if item.count == 1 else f"{item.count} {noun}s"
 
 
-def order_total(option: Option, extras: Sequence[LineItem] = ()) -> float | None:
-    """The cards over every host and the priced accessories; None when the cards are on
-    quote (an accessory on quote is named beside the total, never counted as zero)."""
-    total = option.total_price_usd
-    if total is None:
-        return None
-    return round(total + sum(item.usd or 0.0 for item in extras), 2)
+def order_total(option: Option) -> float | None:
+    """The cards over every host and the priced accessories (the engine's
+    ``Option.total_price_usd``); None when the cards are on quote (an accessory on quote
+    is named beside the total, never counted as zero)."""
+    return option.total_price_usd
 
 
-def accessory_items(
-    option: Option,
-    facts: Mapping[str, Value],
-    policy: Policy,
-    accessories: Sequence[Accessory],
-) -> tuple[LineItem, ...]:
+def accessory_items(option: Option) -> tuple[LineItem, ...]:
     """The sync boards and NVLink bridges the option needs beside its cards, over every
-    host (:func:`gpuadvisor.engine.displays.accessories_needed`); one the catalog does not
-    list is named for its card and priced on quote."""
+    host (the engine's ``Option.extras``, :func:`gpuadvisor.engine.displays.extras_for`);
+    one the catalog does not list is named for its card and priced on quote."""
     items = []
-    link = dp_link(option, facts, policy) if option.cards_per_job == 2 else ""
-    for kind, item, count in accessories_needed(option, facts, accessories, link):
-        if count <= 0:
-            continue
-        if item is None:
-            name = f"{_KIND_WORDS[kind]} for the {option.sku.name} (not in the catalog)"
+    for extra in option.extras:
+        name = extra.name
+        if not extra.id:
+            name = f"{_KIND_WORDS[extra.kind]} for the {option.sku.name} (not in the catalog)"
             name = name[0].upper() + name[1:]
-            usd = None
-        else:
-            name = item.name
-            usd = None if item.price_usd is None else round(item.price_usd * count, 2)
-        items.append(made(LineItem, {"name": name, "count": count, "usd": usd}))
+        items.append(made(LineItem, {"name": name, "count": extra.quantity, "usd": extra.usd}))
     return tuple(items)
 
 
@@ -157,7 +141,7 @@ def line_items_of(option: Option, extras: Sequence[LineItem] = ()) -> tuple[Line
         {
             "name": option.sku.name,
             "count": option.count * option.hosts,
-            "usd": option.total_price_usd,
+            "usd": option.cards_price_usd,
         },
     )
     return (cards, *extras)

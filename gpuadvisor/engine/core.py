@@ -183,7 +183,7 @@ def pair_order(
         -top.jobs_served,
         0.0 if top.count == 0 and not short else 1.0,
         1.0 if stale(top, facts, policy) else 0.0,
-        1.0 if top.total_price_usd is None else 0.0,
+        top.quote_term,
         1.0 if short else 0.0,
         1.0 if top.action == "replace" else 0.0,
         -shape_score,

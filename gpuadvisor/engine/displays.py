@@ -25,30 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import NamedTuple
 
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.inputs.catalog import Sku
-
-
-class _Bought(Protocol):
-    """What :func:`accessories_needed` reads of an option (``engine.option.Option``,
-    which imports this module for its display facts)."""
-
-    @property
-    def sku(self) -> Sku: ...
-    @property
-    def shape(self) -> str: ...
-    @property
-    def count(self) -> int: ...
-    @property
-    def cards(self) -> int: ...
-    @property
-    def hosts(self) -> int: ...
-    @property
-    def cards_per_job(self) -> int: ...
-
 
 #: The facts the display floor reads (what :mod:`gpuadvisor.engine.options` adds to a plan).
 DISPLAY_READS = ("requirements.displays", "requirements.display_mode")
@@ -136,25 +117,90 @@ def nvlink_pairs_per_host(cards: int, cards_per_job: int) -> int:
     return cards // 2 if cards_per_job == 2 else 0
 
 
-def accessories_needed(
-    option: _Bought, facts: Mapping[str, Value], accessories: Sequence[Accessory], link: str
+def _needed(
+    sku: Sku,
+    shape: str,
+    count: int,
+    cards: int,
+    hosts: int,
+    cards_per_job: int,
+    outfit: Outfit,
+    accessories: Sequence[Accessory],
 ) -> list[tuple[str, Accessory | None, int]]:
-    """(kind, catalog entry or None, count over every host) of the accessories the
-    option needs beside its cards: sync boards with ``requirements.display_sync``, NVLink
-    bridges when one job's pair of cards talks over NVLink (``link``, from
-    :func:`gpuadvisor.engine.ranking.dp_link`). None where the catalog lists no fitting
-    one: the item is then bought on quote."""
-    if option.count == 0:
+    if count == 0:
         return []
     needed: list[tuple[str, Accessory | None, int]] = []
-    if facts.get("requirements.display_sync") is True:
-        board = sync_board_for(option.sku, accessories)
-        needed.append(
-            ("sync-board", board, sync_boards_per_host(option.cards, board) * option.hosts)
-        )
-    multi = option.shape in ("multi-gpu-model-parallel", "multi-gpu-data-parallel")
-    pairs = nvlink_pairs_per_host(option.cards, option.cards_per_job) if multi else 0
-    if link == "nvlink" and pairs:
-        bridge = nvlink_bridge_for(option.sku, accessories)
-        needed.append(("nvlink-bridge", bridge, pairs * option.hosts))
+    if outfit.sync:
+        board = sync_board_for(sku, accessories)
+        needed.append(("sync-board", board, sync_boards_per_host(cards, board) * hosts))
+    multi = shape in ("multi-gpu-model-parallel", "multi-gpu-data-parallel")
+    pairs = nvlink_pairs_per_host(cards, cards_per_job) if multi else 0
+    if outfit.nvlink and pairs:
+        bridge = nvlink_bridge_for(sku, accessories)
+        needed.append(("nvlink-bridge", bridge, pairs * hosts))
     return needed
+
+
+#: The facts :func:`outfit_of` reads (what the option plan adds to its reads).
+OUTFIT_READS = ("requirements.display_sync", "platform.nvlink_possible")
+
+
+class Outfit(NamedTuple):
+    """What decides an option's accessories beside its cards: frame lock wanted
+    (``requirements.display_sync``), and whether NVLink is possible in the host (a pair
+    of NVLink cards that one job spans is then bridged)."""
+
+    sync: bool = False
+    nvlink: bool = False
+
+
+#: No accessories: no frame lock wanted, no NVLink possible.
+NO_OUTFIT = Outfit()
+
+
+def outfit_of(facts: Mapping[str, Value]) -> Outfit:
+    return Outfit(
+        facts.get("requirements.display_sync") is True,
+        facts.get("platform.nvlink_possible") is True,
+    )
+
+
+class Extra(NamedTuple):
+    """One accessory line of an option, over every host: its kind, the catalog entry's
+    id and name ("" for one the catalog does not list), how many, and their price (None
+    on quote)."""
+
+    kind: str
+    id: str
+    name: str
+    quantity: int
+    usd: float | None
+
+
+def extras_for(
+    sku: Sku,
+    skus: Sequence[Sku],
+    shape: str,
+    counts: tuple[int, int, int, int],
+    outfit: Outfit,
+    accessories: Sequence[Accessory],
+) -> tuple[Extra, ...]:
+    """The accessories an option of ``sku`` needs (``counts``: cards bought and run per
+    host, hosts, cards per job): what :class:`gpuadvisor.engine.option.Option` prices
+    beside its cards. A bridge only when every card has NVLink and one job spans a pair
+    (the link :func:`gpuadvisor.engine.ranking.dp_link` then picks)."""
+    count, cards, hosts, per_job = counts
+    nvlink = outfit.nvlink and per_job == 2 and all(s.nvlink for s in skus)
+    found = _needed(
+        sku, shape, count, cards, hosts, per_job, Outfit(outfit.sync, nvlink), accessories
+    )
+    extras = []
+    for kind, item, many in found:
+        if many <= 0:
+            continue
+        if item is None:
+            extras.append(Extra(kind, "", "", many, None))
+        else:
+            usd = None if item.price_usd is None else round(item.price_usd * many, 2)
+            extras.append(Extra(kind, item.id, item.name, many, usd))
+    return tuple(extras)

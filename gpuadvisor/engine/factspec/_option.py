@@ -25,8 +25,17 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
         "option.total_price_usd",
         "number",
-        "Cards × price, for every host the purchase equips (platform.hosts).",
+        "Cards × price, for every host the purchase equips (platform.hosts), plus the "
+        "priced sync boards and NVLink bridges bought beside them.",
         "USD",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.accessories_on_quote",
+        "bool",
+        "A sync board or NVLink bridge the option needs is priced on quote: "
+        "option.total_price_usd counts only the priced part.",
         scope="option",
         source="option",
     ),
