@@ -57,7 +57,18 @@ def _wall(tmp_path: Path, *, cards: int, mode: str = "4k60") -> Path:
 def test_a_host_of_two_cards_cannot_drive_twelve_4k_panels(tmp_path: Path) -> None:
     decision = advise(_wall(tmp_path, cards=2), sensitivity=False)
     assert decision.picks == ()
-    assert decision.recommendation.headline.startswith("No card in the catalog meets")
+    assert decision.recommendation.headline == (
+        "No card in the catalog can drive the displays: 12 displays at 4K60 need 3 cards "
+        "of 4 outputs; this host takes 2. Split the displays over more hosts, or choose a "
+        "chassis that takes 3 cards."
+    )
+    nofit = next(f for f in decision.findings if f.rule == "ENGINE-NOFIT-001")
+    assert nofit.rationale.startswith(
+        "The displays decide it: 12 displays at 4K60 need 3 cards of 4 outputs; this host takes 2."
+    )
+    # Where the host takes the cards, the generic sentence stays.
+    wide = advise(_wall(tmp_path, cards=4, mode="8k60"), sensitivity=False)
+    assert wide.recommendation.headline.startswith("No card in the catalog meets every")
 
 
 def test_8k_panels_on_cards_without_an_8k_figure_are_not_assumed(tmp_path: Path) -> None:

@@ -17,10 +17,12 @@ from gpuadvisor.decision.seats import (
     counted,
     kept_where,
     price_words,
+    shortfall_sentence,
     shortfall_words,
 )
 from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core
+from gpuadvisor.engine.displays import displays_shortfall
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
@@ -49,6 +51,10 @@ def headline(
     top = core.top
     facts = core.facts
     if top is None:
+        skus = {o.sku.id: o.sku for o in core.options.options}
+        short = displays_shortfall(tuple(skus.values()), facts)
+        if short is not None:
+            return f"No card in the catalog can drive the displays: {shortfall_sentence(short)}"
         return (
             "No card in the catalog meets every requirement; see the findings for which "
             "requirement to relax."

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
+from gpuadvisor.engine.displays import Shortfall
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
@@ -270,4 +271,18 @@ def host_power_assumptions(facts: Mapping[str, Value], policy: Policy) -> tuple[
         f"{'was' if len(missing) == 1 else 'were'} not stated, so the {checks} "
         f"check{'s assume' if len(uses) > 1 else ' assumes'} {' and '.join(parts)} "
         f"(rules/_policy.toml): {total} W in all before the GPUs.",
+    )
+
+
+_MODE_WORDS = {"4k60": " at 4K60", "8k60": " at 8K60"}
+
+
+def shortfall_sentence(short: Shortfall) -> str:
+    """``12 displays at 4K60 need 3 cards of 4 outputs; this host takes 2.``, and what to
+    change."""
+    noun = "display" if short.displays == 1 else "displays"
+    return (
+        f"{short.displays} {noun}{_MODE_WORDS.get(short.mode, '')} need {short.cards} cards "
+        f"of {short.outputs} outputs; this host takes {short.takes}. Split the displays over "
+        f"more hosts, or choose a chassis that takes {short.cards} cards."
     )

@@ -69,6 +69,31 @@ def cards_for_displays(sku: Sku, displays: int, mode: str) -> int:
     return max(1, math.ceil(displays / outputs))
 
 
+class Shortfall(NamedTuple):
+    """Displays one host cannot drive: even the catalog's card with the most outputs at
+    the mode needs ``cards`` of them, more than the ``takes`` the host takes."""
+
+    displays: int
+    mode: str
+    cards: int
+    outputs: int
+    takes: int
+
+
+def displays_shortfall(skus: Sequence[Sku], facts: Mapping[str, Value]) -> Shortfall | None:
+    """The :class:`Shortfall` of one host's displays (``platform.gpu_count_max``
+    against the fewest cards of the catalog's best card at the mode); None when the
+    displays fit or none are asked."""
+    displays, mode = display_need(facts)
+    cap = facts.get("platform.gpu_count_max")
+    if displays <= 0 or not isinstance(cap, (int, float)) or isinstance(cap, bool):
+        return None
+    best = max((n for s in skus if (n := outputs_at(s, mode))), default=0)
+    if not best or math.ceil(displays / best) <= cap:
+        return None
+    return Shortfall(displays, mode, math.ceil(displays / best), best, int(cap))
+
+
 def option_outputs(skus: Sequence[tuple[Sku, int]], mode: str) -> int | None:
     """Displays all cards of one host drive at ``mode`` (cards bought and kept, as
     (model, count) pairs); None when one model's figure is unknown."""
