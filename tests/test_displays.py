@@ -19,6 +19,7 @@ from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Option
 from gpuadvisor.inputs.catalog import Catalog, load_catalog
 from gpuadvisor.pipeline import advise
+from gpuadvisor.render.purchase import chosen_label, signoff_line
 from gpuadvisor.vocabulary import Shape
 
 from .conftest import REPO, CliResult
@@ -191,3 +192,35 @@ def test_a_display_mode_outside_the_list_is_a_clear_error(
     assert result.exit_code == 2
     assert "wall.toml" in result.stderr and "requirements.display_mode" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_video_wall_report_reads_as_three_cards_for_its_panels() -> None:
+    decision = advise(REPO / "examples" / "video-wall.toml", sensitivity=False)
+    top = decision.picks[0]
+    # (a) the kind of purchase says what it is, not "one larger GPU"; the enum stays.
+    assert decision.recommendation.shape == "single-larger-gpu"
+    assert top.kind_words == "3 cards to drive 12 displays"
+    assert chosen_label(decision) == "3 cards to drive 12 displays · professional"
+    assert signoff_line(decision) == (
+        "3 cards to drive 12 displays · professional: 3 × NVIDIA RTX 4000 Ada Generation, "
+        "$3,750 plus accessories on quote"
+    )
+    # (b), (c) no "buy one faster card" and no "a second card would sit idle".
+    fired = {f.rule for f in decision.findings}
+    assert "FRAME-001" not in fired and "JOBS-002" not in fired
+    assert all("one faster card" not in f.action for f in decision.findings)
+    # (d) the 4K60 count rests on the card's plain outputs, and the report says so.
+    assert (
+        "The catalog has no 4K 60 Hz display figure for the NVIDIA RTX 4000 Ada Generation: "
+        "each of its 4 outputs is counted as one 4K60 panel (a DisplayPort 1.4a output "
+        "carries one). Check the card's datasheet before ordering for the wall."
+    ) in decision.assumptions
+
+
+def test_one_card_for_its_displays_keeps_frame_pacing_advice(tmp_path: Path) -> None:
+    text = (REPO / "examples" / "video-wall.toml").read_text(encoding="utf-8")
+    path = tmp_path / "desk.toml"
+    path.write_text(text.replace("displays = 12", "displays = 4"), encoding="utf-8")
+    decision = advise(path, sensitivity=False)
+    assert decision.picks[0].count == 1 and decision.picks[0].kind_words == ""
+    assert "FRAME-001" in {f.rule for f in decision.findings}

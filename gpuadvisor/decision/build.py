@@ -44,6 +44,7 @@ from gpuadvisor.decision.purchase import (
 from gpuadvisor.decision.rejections import Eliminations, alternatives, rejections
 from gpuadvisor.decision.seats import (
     capacity_of,
+    display_assumptions,
     host_power_assumptions,
 )
 from gpuadvisor.decision.situation import engine_findings
@@ -225,6 +226,7 @@ def decide(
             "assumptions": ASSUMPTIONS
             + unstated_platform(profile)
             + host_power_assumptions(core.facts, engine.rules.policy)
+            + display_assumptions([option for _, option in shown], core.facts)
             + market_assumptions(
                 (option for _, option in shown),
                 core.active_constraints,

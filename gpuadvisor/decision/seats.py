@@ -13,7 +13,12 @@ from collections.abc import Mapping, Sequence
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
-from gpuadvisor.engine.displays import Shortfall
+from gpuadvisor.engine.displays import (
+    Shortfall,
+    assumed_4k60,
+    cards_for_displays,
+    display_need,
+)
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
@@ -286,3 +291,39 @@ def shortfall_sentence(short: Shortfall) -> str:
         f"of {short.outputs} outputs; this host takes {short.takes}. Split the displays over "
         f"more hosts, or choose a chassis that takes {short.cards} cards."
     )
+
+
+def cards_set_by_displays(option: Option, facts: Mapping[str, Value]) -> bool:
+    """Whether the displays, not the memory or the jobs, set the option's cards per
+    host: more than one card, and no more than the displays take."""
+    displays, mode = display_need(facts)
+    floor = cards_for_displays(option.sku, displays, mode) if displays else 1
+    return option.kept == 0 and 1 < option.count <= floor
+
+
+def kind_words(option: Option, facts: Mapping[str, Value]) -> str:
+    """``3 cards to drive 12 displays`` when the displays set the option's cards (what
+    the report calls the kind of purchase, instead of the shape's words); else ""."""
+    if not cards_set_by_displays(option, facts):
+        return ""
+    displays, _ = display_need(facts)
+    return f"{option.count} cards to drive {displays} displays"
+
+
+def display_assumptions(picks: Sequence[Option], facts: Mapping[str, Value]) -> tuple[str, ...]:
+    """The 4K60 assumption, once per card shown whose 4K 60 Hz figure the catalog lacks
+    (its plain outputs are counted: engine/displays.py)."""
+    displays, mode = display_need(facts)
+    if displays <= 0:
+        return ()
+    notes: dict[str, str] = {}
+    for option in picks:
+        sku = option.sku
+        if option.count and assumed_4k60(sku, mode) and sku.id not in notes:
+            notes[sku.id] = (
+                f"The catalog has no 4K 60 Hz display figure for the {sku.name}: each of "
+                f"its {sku.display_outputs} outputs is counted as one 4K60 panel (a "
+                "DisplayPort 1.4a output carries one). Check the card's datasheet before "
+                "ordering for the wall."
+            )
+    return tuple(notes.values())

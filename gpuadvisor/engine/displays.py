@@ -69,6 +69,17 @@ def cards_for_displays(sku: Sku, displays: int, mode: str) -> int:
     return max(1, math.ceil(displays / outputs))
 
 
+def cards_set_by_need(skus: Sequence[Sku], facts: Mapping[str, Value]) -> bool:
+    """Whether every purchase's card count is set by a need other than memory or jobs:
+    the displays, where even the catalog's card with the most outputs at the mode takes
+    more than one card per host (each card then drives its own panels; none is idle)."""
+    displays, mode = display_need(facts)
+    if displays <= 0:
+        return False
+    best = max((n for s in skus if (n := outputs_at(s, mode))), default=0)
+    return best > 0 and math.ceil(displays / best) > 1
+
+
 class Shortfall(NamedTuple):
     """Displays one host cannot drive: even the catalog's card with the most outputs at
     the mode needs ``cards`` of them, more than the ``takes`` the host takes."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from gpuadvisor.clock import report_date
 from gpuadvisor.engine.capacity import MIB_PER_GIB, catalog_match, existing_usable_gib
+from gpuadvisor.engine.displays import cards_set_by_need
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import HOST_FACTS, SIZING_FACTS, sku_fact_specs
 from gpuadvisor.engine.namelist import name_list
@@ -157,6 +158,8 @@ DERIVED_READS = (
     "gpu.ecc_enabled_all",
     "requirements.ecc",
     "requirements.silent_corruption_unacceptable",
+    "requirements.displays",
+    "requirements.display_mode",
 )
 
 
@@ -206,6 +209,7 @@ def derive_facts(values: Mapping[str, Value], policy: Policy, catalog: Catalog) 
         "platform.circuit_gpu_budget_w": None if circuit is None else round(circuit, 3),
         "host.gpu_catalog_sku": sku.id if sku is not None else None,
         "host.gpu_usable_gib": usable,
+        "workload.cards_set_by_need": cards_set_by_need(catalog.skus, values),
     }
     return derived
 

@@ -46,6 +46,7 @@ EXAMPLE_BASELINE: dict[str, Value] = {
     "requirements.display_sync": False,
     "requirements.displays": 0,
     "requirements.display_mode": "any",
+    "workload.cards_set_by_need": False,
     "requirements.vgpu": False,
     "requirements.vgpu_edition": "none",
     "requirements.isv_known_apps": "",
