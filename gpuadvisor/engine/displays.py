@@ -11,11 +11,12 @@ the words are the decision layer's.
   states that assumption (:func:`assumed_4k60`).
 - **Cards for the displays.** Each host needs at least ``ceil(displays / outputs)``
   cards: the lower bound :mod:`gpuadvisor.engine.options` puts on an option's count.
-- **Sync boards.** With ``requirements.display_sync``, each host's cards are tied to one
-  another (and to house sync) through a board: ``ceil(cards / cards_per_unit)`` boards per
-  host, of a board the catalog lists for the card; where none is listed the card is still
-  bought, with a board priced on quote (rule DSYNC-001 already keeps cards with no frame
-  lock out).
+- **Sync boards.** When a host's cards take a board is the policy's judgement
+  (``rules/_policy.toml`` ``[displays]``: with ``requirements.display_sync``, even for one
+  card; several cards without it, none). A host takes ``ceil(cards / cards_per_unit)``
+  boards, of a board the catalog lists for the card; where none is listed the card is
+  still bought, with a board priced on quote (rule DSYNC-001 already keeps cards with no
+  frame lock out).
 - **NVLink bridges.** One bridge per pair of cards that one job spans over NVLink (the
   link :func:`gpuadvisor.engine.ranking.dp_link` chose), of the narrowest listed spacing
   that clears the card's width.
@@ -28,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.policy import Policy
 from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.inputs.catalog import Sku
 
@@ -153,7 +155,7 @@ def nvlink_pairs_per_host(cards: int, cards_per_job: int) -> int:
     return cards // 2 if cards_per_job == 2 else 0
 
 
-def _needed(
+def accessory_needs(
     sku: Sku,
     shape: str,
     count: int,
@@ -166,7 +168,7 @@ def _needed(
     if count == 0:
         return []
     needed: list[tuple[str, Accessory | None, int]] = []
-    if outfit.sync:
+    if outfit.sync or (outfit.several and cards > 1):
         board = sync_board_for(sku, accessories)
         needed.append(("sync-board", board, sync_boards_per_host(cards, board) * hosts))
     multi = shape in ("multi-gpu-model-parallel", "multi-gpu-data-parallel")
@@ -182,22 +184,28 @@ OUTFIT_READS = ("requirements.display_sync", "platform.nvlink_possible")
 
 
 class Outfit(NamedTuple):
-    """What decides an option's accessories beside its cards: frame lock wanted
-    (``requirements.display_sync``), and whether NVLink is possible in the host (a pair
-    of NVLink cards that one job spans is then bridged)."""
+    """What decides an option's accessories beside its cards: a sync board for any
+    number of cards (``sync``: frame lock or genlock wanted, ``requirements.display_sync``),
+    one only for two cards or more (``several``), and whether NVLink is possible in the
+    host (a pair of NVLink cards that one job spans is then bridged). When each applies
+    is the policy's judgement (``rules/_policy.toml`` ``[displays]``)."""
 
     sync: bool = False
     nvlink: bool = False
+    several: bool = False
 
 
 #: No accessories: no frame lock wanted, no NVLink possible.
 NO_OUTFIT = Outfit()
 
 
-def outfit_of(facts: Mapping[str, Value]) -> Outfit:
+def outfit_of(facts: Mapping[str, Value], policy: Policy) -> Outfit:
+    """The outfit these facts ask for, by the policy's ``[displays]`` judgement."""
+    sync = facts.get("requirements.display_sync") is True
     return Outfit(
-        facts.get("requirements.display_sync") is True,
+        policy.displays.board_wanted(sync, 1),
         facts.get("platform.nvlink_possible") is True,
+        policy.displays.board_wanted(sync, 2),
     )
 
 
@@ -227,8 +235,8 @@ def extras_for(
     (the link :func:`gpuadvisor.engine.ranking.dp_link` then picks)."""
     count, cards, hosts, per_job = counts
     nvlink = outfit.nvlink and per_job == 2 and all(s.nvlink for s in skus)
-    found = _needed(
-        sku, shape, count, cards, hosts, per_job, Outfit(outfit.sync, nvlink), accessories
+    found = accessory_needs(
+        sku, shape, count, cards, hosts, per_job, outfit._replace(nvlink=nvlink), accessories
     )
     extras = []
     for kind, item, many in found:

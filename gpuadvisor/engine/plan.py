@@ -116,7 +116,7 @@ def option_plan(
         hosts,
         wanted,
         display_need(facts),
-        outfit_of(facts),
+        outfit_of(facts, policy),
     )
     return params, fits
 
