@@ -281,6 +281,7 @@ def build_facts(
         values[name] = value
         sources[name] = "rules/_policy.toml"
     sources["workload.jobs_per_host"] = "profile"  # the profile's jobs over its hosts
+    sources["workload.cards_set_by_need"] = "profile and catalog"  # displays over outputs
     if not values["platform.psu_w"]:  # the profile's own psu_headroom_w
         sources["platform.gpu_power_available_w"] = "profile"
     if values["host.gpu_catalog_sku"] is not None:
