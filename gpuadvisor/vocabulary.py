@@ -150,6 +150,12 @@ VGPU_EDITIONS: tuple[VgpuEdition, ...] = get_args(VgpuEdition)
 VgpuEditionNeed = Literal["none", "vpc", "vws", "vcs"]
 VGPU_EDITION_NEEDS: tuple[VgpuEditionNeed, ...] = get_args(VgpuEditionNeed)
 
+#: At what each display a profile asks for runs (``requirements.display_mode``): ``any``
+#: counts the card's plain outputs; ``4k60`` and ``8k60`` what its datasheet says it
+#: drives at once at 4K / 8K and 60 Hz (``displays_4k60``, ``displays_8k60``).
+DisplayMode = Literal["any", "4k60", "8k60"]
+DISPLAY_MODES: tuple[DisplayMode, ...] = get_args(DisplayMode)
+
 # -- how values read ------------------------------------------------------------------
 
 

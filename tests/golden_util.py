@@ -28,6 +28,7 @@ GOLDEN_EXAMPLES = (
     "input-bound-training",
     "vdi-many-users",
     "virtual-production-genlock",
+    "video-wall",
 )
 
 

@@ -135,7 +135,7 @@ def oracle(
     active = [r for r in rules.rules if r.require is not None and r.when.holds(facts)]
     alive = [
         option
-        for option in generate_options(catalog.skus, facts, policy)
+        for option in generate_options(catalog.skus, facts, policy, catalog.accessories)
         if all(
             rule.require is not None and rule.require.holds((layer, sku_facts(sku), facts))
             for rule in active

@@ -95,6 +95,6 @@ def test_a_set_shared_by_content_holds_exactly_the_plans_options(
     memo = SHARED_ENGINE.memo
     got = [o.key for o in memo.option_set(facts).options]
     plan = option_plan(CATALOG.skus, facts, RULES.policy)
-    assert got == [o.key for o in options_of_plan(CATALOG.skus, plan)]
+    assert got == [o.key for o in options_of_plan(CATALOG.skus, plan, CATALOG.accessories)]
     blocks = memo.option_set(facts).blocks
     assert [o.key for block, _ in blocks for o in block.options] == got

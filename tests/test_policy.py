@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from gpuadvisor.engine.capacity import cutting, profile_gib, profile_within_gib
-from gpuadvisor.engine.policy import POLICY_FILE, bundled_policy
+from gpuadvisor.engine.policy import POLICY_FILE, DisplaysExample, bundled_policy
 from gpuadvisor.engine.rules import load_rules
 from gpuadvisor.errors import InputError
+from gpuadvisor.inputs.catalog import load_catalog
 from gpuadvisor.resources import data_dir
 
 POLICY = bundled_policy()
@@ -236,3 +237,20 @@ def test_the_ranking_section_has_each_kind_of_example() -> None:
     assert ranking.target_examples and ranking.cost_band_examples and ranking.stale_examples
     assert ranking.outclass_examples
     assert ranking.why.strip() and all(url.startswith("https://") for url in ranking.sources)
+
+
+@pytest.mark.parametrize("example", POLICY.displays.examples, ids=lambda e: e.name)
+def test_sync_board_examples(example: object) -> None:
+    """Genlock or frame lock asked: a board even for one card; several cards of
+    independent screens: none (rules/_policy.toml [displays])."""
+    from gpuadvisor.engine.displays import Outfit, accessory_needs, outfit_of
+
+    assert isinstance(example, DisplaysExample)
+    assert POLICY.displays.board_wanted(example.display_sync, example.cards) is example.board
+    facts = {"requirements.display_sync": example.display_sync}
+    outfit = outfit_of(facts, POLICY)
+    assert isinstance(outfit, Outfit)
+    sku = next(s for s in load_catalog().skus if s.id == "rtx-a6000")
+    shape = "single-larger-gpu"
+    boards = accessory_needs(sku, shape, example.cards, example.cards, 1, 1, outfit, ())
+    assert bool(boards) is example.board

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from gpuadvisor.ask.decode_questions import DECODE_QUESTIONS
+from gpuadvisor.ask.display_questions import DISPLAY_QUESTIONS
 from gpuadvisor.ask.fields import Answers
 from gpuadvisor.ask.model_questions import MODEL_QUESTIONS, memory_gib
 from gpuadvisor.ask.platform_questions import (
@@ -259,6 +260,7 @@ QUESTIONS: Final[tuple[Question, ...]] = (
         "immersive rooms and virtual production; if unsure, answer no.",
         when=lambda a: a["workload.kind"] in SYNC_KINDS,
     ),
+    *DISPLAY_QUESTIONS,
     Question(
         "requirements.vgpu",
         "Will one card be shared by several users or virtual machines (vGPU, virtual desktops)?",

@@ -44,6 +44,7 @@ from gpuadvisor.decision.purchase import (
 from gpuadvisor.decision.rejections import Eliminations, alternatives, rejections
 from gpuadvisor.decision.seats import (
     capacity_of,
+    display_assumptions,
     host_power_assumptions,
 )
 from gpuadvisor.decision.situation import engine_findings
@@ -164,7 +165,12 @@ def decide(
     confidence, near_tie = confidence_of(core, engine.rules.policy)
     shown = shown_options(core.chosen.ranked)
     ctx = PickContext(
-        core.facts, engine.rules.policy, list(core.chosen.ranked), facts.sizing, as_of
+        core.facts,
+        engine.rules.policy,
+        list(core.chosen.ranked),
+        facts.sizing,
+        as_of,
+        accessories=engine.catalog.accessories,
     )
     picks = _picks(shown, ctx)
     enough = enough_of(core, ctx, picks[0]) if picks else None
@@ -188,7 +194,13 @@ def decide(
                     "shape": core.chosen.shape,
                     "class_": core.chosen.class_,
                     "gpu_count": top.count if top else 0,
-                    "headline": headline(core, tuple(fixes), capacity, engine.rules.policy),
+                    "headline": headline(
+                        core,
+                        tuple(fixes),
+                        capacity,
+                        engine.rules.policy,
+                        accessories=engine.catalog.accessories,
+                    ),
                     "confidence": confidence,
                     "near_tie": near_tie,
                     "ranking": ranking,
@@ -214,6 +226,7 @@ def decide(
             "assumptions": ASSUMPTIONS
             + unstated_platform(profile)
             + host_power_assumptions(core.facts, engine.rules.policy)
+            + display_assumptions([option for _, option in shown], core.facts)
             + market_assumptions(
                 (option for _, option in shown),
                 core.active_constraints,

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst, Rejected
 from gpuadvisor.decision.phrasebook import Excluded, Phrasebook, fill
+from gpuadvisor.decision.seats import shortfall_sentence
 from gpuadvisor.engine.core import Core
+from gpuadvisor.engine.displays import displays_shortfall
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.factspec import HOST_FACTS
 from gpuadvisor.engine.memo import eliminations, most_first
@@ -56,6 +58,22 @@ def findings_of(
     return fixes, findings
 
 
+def _no_fit_rationale(core: Core) -> str:
+    """Why nothing fits: the displays one host cannot drive when that is why, else the
+    requirements together."""
+    skus = {o.sku.id: o.sku for o in core.options.options}
+    short = displays_shortfall(tuple(skus.values()), core.facts)
+    if short is not None:
+        return (
+            f"The displays decide it: {shortfall_sentence(short)} gpuadvisor never relaxes a "
+            "requirement on its own."
+        )
+    return (
+        "Each requirement alone may be met, but no single option meets all of "
+        "them at once. gpuadvisor never relaxes a requirement on its own."
+    )
+
+
 def _no_fit(core: Core) -> Finding:
     most = most_first(eliminations(core.verdicts, core.options.full), 5)
     top = ", ".join(f"{rid} ({n} options)" for rid, n in most)
@@ -66,10 +84,7 @@ def _no_fit(core: Core) -> Finding:
         title="No card in the catalog meets every requirement together",
         evidence=f"every one of {len(core.options.options)} options was excluded; most often "
         f"by {top}",
-        rationale=(
-            "Each requirement alone may be met, but no single option meets all of "
-            "them at once. gpuadvisor never relaxes a requirement on its own."
-        ),
+        rationale=_no_fit_rationale(core),
         action=(
             "Relax the requirement named most often above (budget, chassis, power "
             "or memory need), or add an approved SKU through --catalog."

@@ -6,21 +6,30 @@ target was not held)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from gpuadvisor.decision.model import Capacity, FixFirst
 from gpuadvisor.decision.purchase import shape_phrase
 from gpuadvisor.decision.reason import deciding_reason
 from gpuadvisor.decision.reason import lower_first as _lower_first
-from gpuadvisor.decision.seats import counted, kept_where, price_words, shortfall_words
+from gpuadvisor.decision.seats import (
+    accessory_items,
+    counted,
+    kept_where,
+    price_words,
+    shortfall_sentence,
+    shortfall_words,
+)
 from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core
+from gpuadvisor.engine.displays import displays_shortfall
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import cards_wanted, short_of_cards
 from gpuadvisor.engine.suitability import meets_target, stale
 from gpuadvisor.engine.wholeneed import within_budget
+from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.vocabulary import format_value
 
 
@@ -32,11 +41,20 @@ def number_or_none(value: Value) -> float | None:
 
 
 def headline(
-    core: Core, fix_first: tuple[FixFirst, ...], capacity: Capacity | None, policy: Policy
+    core: Core,
+    fix_first: tuple[FixFirst, ...],
+    capacity: Capacity | None,
+    policy: Policy,
+    *,
+    accessories: Sequence[Accessory] = (),
 ) -> str:
     top = core.top
     facts = core.facts
     if top is None:
+        skus = {o.sku.id: o.sku for o in core.options.options}
+        short = displays_shortfall(tuple(skus.values()), facts)
+        if short is not None:
+            return f"No card in the catalog can drive the displays: {shortfall_sentence(short)}"
         return (
             "No card in the catalog meets every requirement; see the findings for which "
             "requirement to relax."
@@ -63,12 +81,14 @@ def headline(
     else:
         each = " each" if top.count * top.hosts > 1 else ""
         verb = "Add" if top.action == "add" else "Buy"
+        extras = accessory_items(top)
         if top.action == "replace":
             verb = "Replace the cards in the host with"
         text = (
             f"{verb} {shape_phrase(top, facts)} "
             f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
-            f"{top.sku.segment} class, {price_words(top)}): {deciding_reason(core, policy)}."
+            f"{top.sku.segment} class, {price_words(top, extras)}): "
+            f"{deciding_reason(core, policy)}."
         )
     text += _target_words(top, core.chosen.ranked, facts, policy)
     text += _availability_words(top, facts, policy)
@@ -136,8 +156,8 @@ def confidence(core: Core, policy: Policy) -> tuple[str, str | None]:
     if top is not None and meets_target(top, core.facts, policy) is False:
         return "low", near_tie  # no card meets the stated target (it would rank first)
     if level == "high" and top is not None and top.count > 0:
-        if top.total_price_usd is None:
-            return "medium", near_tie  # priced on quote: the budget was not checked
+        if top.price_incomplete:
+            return "medium", near_tie  # (part) priced on quote: the budget was not checked
         if top.sku.status in ("discontinued", "eol"):
             return "medium", near_tie  # sold from remaining stock, at a price not known today
         if stale(top, core.facts, policy):

@@ -49,6 +49,11 @@ class Pick(OutModel):
     )
     # CONTRACT §7: seats and hosts
     hosts: int = Field(1, ge=1, description="Identical hosts the pick equips (platform.hosts).")
+    kind_words: str = Field(
+        "",
+        description="What the pick is when a need other than memory or jobs sets its "
+        "cards (such as '3 cards to drive 12 displays'); empty otherwise.",
+    )
     hosts_words: str = Field(
         "",
         description="The purchase over its hosts, in words ('1 card in each of 5 "

@@ -18,7 +18,16 @@ from gpuadvisor.decision.decode_words import cards_reason
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.market import market_fields
 from gpuadvisor.decision.model import ExistingCards, MeasuredGpu, Pick
-from gpuadvisor.decision.seats import counted, hosts_words, in_each, line_items_of, units
+from gpuadvisor.decision.seats import (
+    accessory_items,
+    counted,
+    hosts_words,
+    in_each,
+    kind_words,
+    line_items_of,
+    order_total,
+    units,
+)
 from gpuadvisor.decision.words import frame_buffer_words, profile_words
 from gpuadvisor.engine.capacity import gpu_profiles, number, profile_gib
 from gpuadvisor.engine.core import Core
@@ -35,6 +44,7 @@ from gpuadvisor.engine.ranking import (
     rank_terms,
 )
 from gpuadvisor.engine.suitability import bandwidth_bound
+from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.vocabulary import format_value
 
 if TYPE_CHECKING:
@@ -71,6 +81,7 @@ def _gib(value: float) -> str:
 _DECISION_WIDE = (
     *("facts", "sizing", "as_of", "policy", "costs", "need", "wanted", "objective"),
     *("profiles", "sharded", "of_wanted", "per_need", "one", "years", "licences"),
+    "accessories",
 )
 
 
@@ -88,6 +99,7 @@ class PickContext:
         as_of: dt.date | None = None,
         *,
         like: PickContext | None = None,
+        accessories: Sequence[Accessory] = (),
     ) -> None:
         self.terms: Callable[[Option], RankTerms] = rank_terms(group, facts, policy)
         if like is not None:  # the decision-wide part, already read for another group
@@ -95,6 +107,8 @@ class PickContext:
                 setattr(self, name, getattr(like, name))
             return
         self.facts = facts
+        #: The catalog's sync boards and NVLink bridges, for the picks' line items.
+        self.accessories = accessories
         self.sizing = sizing
         self.as_of = as_of
         self.policy = policy
@@ -230,7 +244,8 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
     t = ctx.terms(option)
     energy = ctx.costs.energy_usd(option)
     licence = ctx.costs.licence_usd(option)
-    total = option.total_price_usd
+    extras = accessory_items(option)
+    total = order_total(option)
     limit = math.floor(sku.tdp_w * (1 - t.power_cut)) if t.power_cut > 0 else None
     loss = ctx.policy.power.speed_loss_per_power_cut * t.power_cut * 100
     why = _why(option, rank, t, ctx)
@@ -251,7 +266,8 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
             "total_price_usd": total,
             "hosts": option.hosts,
             "hosts_words": hosts_words(option, ctx.facts),
-            "line_items": line_items_of(option),
+            "kind_words": kind_words(option, ctx.facts),
+            "line_items": line_items_of(option, extras),
             "energy_cost_usd": round(energy, 2),
             "licence_cost_usd": round(licence, 2),
             "licence_edition": ctx.costs.edition_of(option),
@@ -304,7 +320,11 @@ def shape_phrase(option: Option, facts: Mapping[str, Value]) -> str:
     name = option.sku.name
     one, _ = units(facts)
     jobs_here = option.jobs_per_host  # the jobs of one host: the cards named are its own
-    if option.shape == "single-larger-gpu":
+    if option.shape == "single-larger-gpu" and option.count > 1:
+        # More cards than the job needs: the others drive the displays (DISP-002).
+        shown = format_value(facts.get("requirements.displays"))
+        text = f"{option.count} × {name} for the {shown} displays"
+    elif option.shape == "single-larger-gpu":
         text = f"one {name}"
         if jobs_here > 1:
             text += f", {counted(jobs_here, facts)} sharing it"

@@ -105,6 +105,13 @@ FAILED_ON: dict[str, str] = {
 }
 
 
+#: What a constraint that is not told by its category says a kind failed on.
+FAILED_ON_RULE: dict[str, str] = {
+    "DEC-001": "video decoding",
+    "DISP-002": "display outputs",
+}
+
+
 def _excluded_above(core: Core) -> str | None:
     """What the kinds that would have ranked above the chosen one (scored as high) and
     have no option left failed on ("the consumer options ... fail on memory, the
@@ -118,10 +125,13 @@ def _excluded_above(core: Core) -> str | None:
         counts = pair.elimination_counts
         if not counts:
             continue
-        worst = max(counts, key=lambda rule_id: counts[rule_id])  # the first met of the most
-        failed.setdefault(
-            _kind(pair, chosen), FAILED_ON.get(categories.get(worst, ""), "a requirement")
-        )
+        # A rule that alone excludes every option of the kind says what it fails on;
+        # else the one that excludes the most (the first met of the most).
+        total = pair.within.bit_count()
+        alone = [rule_id for rule_id, n in counts.items() if n == total]
+        worst = alone[0] if alone else max(counts, key=lambda rule_id: counts[rule_id])
+        what = FAILED_ON_RULE.get(worst) or FAILED_ON.get(categories.get(worst, ""))
+        failed.setdefault(_kind(pair, chosen), what or "a requirement")
     if not failed:
         return None
     parts = [f"the {kind} ones on {what}" for kind, what in failed.items()]

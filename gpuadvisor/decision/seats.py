@@ -8,12 +8,19 @@ phrases them, so every total it states counts every host.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from gpuadvisor.decision.decode_words import cards_reason, decode_sentence
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
+from gpuadvisor.engine.decode import decode_need
+from gpuadvisor.engine.displays import (
+    Shortfall,
+    assumed_4k60,
+    cards_for_displays,
+    display_need,
+)
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
@@ -80,37 +87,81 @@ def hosts_words(option: Option, facts: Mapping[str, Value]) -> str:
     return text
 
 
-def price_words(option: Option) -> str:
-    """``about $2,500``, or for several hosts ``5 cards, about $3,500 in total``."""
-    total = option.total_price_usd
+_KIND_WORDS = {"sync-board": "sync board", "nvlink-bridge": "NVLink bridge"}
+
+
+def price_words(option: Option, extras: Sequence[LineItem] = ()) -> str:
+    """``about $2,500``, or for several hosts ``5 cards, about $3,500 in total``; with
+    accessories (``extras``, :func:`accessory_items`) the total counts the priced ones
+    and names those on quote (``about $4,500 plus a sync board on quote``)."""
+    total = order_total(option)
     price = "price on quote" if total is None else f"about ${total:,.0f}"
+    if total is not None and option.hosts > 1:
+        price += " in total"
+    priced = [_one_kind(item) for item in extras if item.usd is not None]
+    if total is not None and priced:
+        price += " with the " + " and the ".join(priced)
+    quoted = [_on_quote(item) for item in extras if item.usd is None]
+    if total is not None and quoted:
+        price += " plus " + " and ".join(quoted) + " on quote"
     if option.hosts <= 1:
         return price
-    in_total = "" if total is None else " in total"
-    return f"{cards_words(option.count * option.hosts)}, {price}{in_total}"
+    return f"{cards_words(option.count * option.hosts)}, {price}"
 
 
-def line_items_of(option: Option) -> tuple[LineItem, ...]:
+def _one_kind(item: LineItem) -> str:
+    return item.name if item.count == 1 else f"{item.count} × {item.name}"
+
+
+def _on_quote(item: LineItem) -> str:
+    noun = "NVLink bridge" if "nvlink" in item.name.lower() else "sync board"
+    return f"a {noun}" if item.count == 1 else f"{item.count} {noun}s"
+
+
+def order_total(option: Option) -> float | None:
+    """The cards over every host and the priced accessories (the engine's
+    ``Option.total_price_usd``); None when the cards are on quote (an accessory on quote
+    is named beside the total, never counted as zero)."""
+    return option.total_price_usd
+
+
+def accessory_items(option: Option) -> tuple[LineItem, ...]:
+    """The sync boards and NVLink bridges the option needs beside its cards, over every
+    host (the engine's ``Option.extras``, :func:`gpuadvisor.engine.displays.extras_for`);
+    one the catalog does not list is named for its card and priced on quote."""
+    items = []
+    for extra in option.extras:
+        name = extra.name
+        if not extra.id:
+            name = f"{_KIND_WORDS[extra.kind]} for the {option.sku.name} (not in the catalog)"
+            name = name[0].upper() + name[1:]
+        items.append(made(LineItem, {"name": name, "count": extra.quantity, "usd": extra.usd}))
+    return tuple(items)
+
+
+def line_items_of(option: Option, extras: Sequence[LineItem] = ()) -> tuple[LineItem, ...]:
     """What is bought, one line per item: the cards first, over every host (none when
-    nothing is bought). Sync boards and bridges join the list as items of their own."""
+    nothing is bought), then the sync boards and bridges (``extras``)."""
     if option.count == 0:
         return ()
-    return (
-        made(
-            LineItem,
-            {
-                "name": option.sku.name,
-                "count": option.count * option.hosts,
-                "usd": option.total_price_usd,
-            },
-        ),
+    cards = made(
+        LineItem,
+        {
+            "name": option.sku.name,
+            "count": option.count * option.hosts,
+            "usd": option.cards_price_usd,
+        },
     )
+    return (cards, *extras)
 
 
 def _served_words(top: Option, wanted: int, facts: Mapping[str, Value]) -> str:
     cards = top.cards
     verb = "serves" if cards == 1 and top.hosts == 1 else "serve"
     why = cards_reason(top, facts)
+    if not why and cards_set_by_displays(top, facts):
+        each = " in each" if top.hosts > 1 else ""
+        why = f", needed to drive {display_need(facts)[0]:,} displays{each},"
     if top.hosts <= 1:
         return f"{cards_words(cards)}{why} {verb} {top.jobs_served} of {counted(wanted, facts)}"
     return (
@@ -235,3 +286,56 @@ def host_power_assumptions(facts: Mapping[str, Value], policy: Policy) -> tuple[
         f"check{'s assume' if len(uses) > 1 else ' assumes'} {' and '.join(parts)} "
         f"(rules/_policy.toml): {total} W in all before the GPUs.",
     )
+
+
+_MODE_WORDS = {"4k60": " at 4K60", "8k60": " at 8K60"}
+
+
+def shortfall_sentence(short: Shortfall) -> str:
+    """``12 displays at 4K60 need 3 cards of 4 outputs; this host takes 2.``, and what to
+    change."""
+    noun = "display" if short.displays == 1 else "displays"
+    return (
+        f"{short.displays} {noun}{_MODE_WORDS.get(short.mode, '')} need {short.cards} cards "
+        f"of {short.outputs} outputs; this host takes {short.takes}. Split the displays over "
+        f"more hosts, or choose a chassis that takes {short.cards} cards."
+    )
+
+
+def cards_set_by_displays(option: Option, facts: Mapping[str, Value]) -> bool:
+    """Whether the displays, not the memory or the jobs, set the option's cards per
+    host: more than one card, and no more than the displays take."""
+    displays, mode = display_need(facts)
+    floor = cards_for_displays(option.sku, displays, mode) if displays else 1
+    return option.kept == 0 and 1 < option.count <= floor
+
+
+def kind_words(option: Option, facts: Mapping[str, Value]) -> str:
+    """``3 cards to drive 12 displays`` when the displays set the option's cards (what
+    the report calls the kind of purchase, instead of the shape's words); else ""."""
+    if cards_set_by_displays(option, facts):
+        displays, _ = display_need(facts)
+        return f"{option.count} cards to drive {displays} displays"
+    need = decode_need(facts)
+    if need is not None and cards_reason(option, facts):
+        return f"{option.count} cards to decode {need[0]:,} video streams"
+    return ""
+
+
+def display_assumptions(picks: Sequence[Option], facts: Mapping[str, Value]) -> tuple[str, ...]:
+    """The 4K60 assumption, once per card shown whose 4K 60 Hz figure the catalog lacks
+    (its plain outputs are counted: engine/displays.py)."""
+    displays, mode = display_need(facts)
+    if displays <= 0:
+        return ()
+    notes: dict[str, str] = {}
+    for option in picks:
+        sku = option.sku
+        if option.count and assumed_4k60(sku, mode) and sku.id not in notes:
+            notes[sku.id] = (
+                f"The catalog has no 4K 60 Hz display figure for the {sku.name}: each of "
+                f"its {sku.display_outputs} outputs is counted as one 4K60 panel (a "
+                "DisplayPort 1.4a output carries one). Check the card's datasheet before "
+                "ordering for the wall."
+            )
+    return tuple(notes.values())

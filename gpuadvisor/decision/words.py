@@ -134,6 +134,7 @@ def pick_flags(pick: Pick) -> tuple[str, ...]:
         else:
             flags.append("Budget not checked: price on quote. Ask for a quote before ordering.")
     else:
+        flags.extend(_accessory_quote_flags(pick))
         days = pick.price_age_days
         if pick.price_kind == "launch-msrp" and pick.status in ("discontinued", "eol"):
             flags.append(
@@ -148,6 +149,19 @@ def pick_flags(pick: Pick) -> tuple[str, ...]:
                 f"({pick.price_date}): get a current quote."
             )
     return tuple(flags)
+
+
+def _accessory_quote_flags(pick: Pick) -> list[str]:
+    """The budget check is not complete when an accessory is on quote: the priced part
+    was held to the budget, the rest comes on top."""
+    quoted = [item.name for item in pick.line_items[1:] if item.usd is None]
+    if not quoted or pick.total_price_usd is None:
+        return []
+    return [
+        f"Budget checked without the {' and the '.join(quoted)}: priced on quote, it comes "
+        f"on top of the ${pick.total_price_usd:,.0f} held to the budget. Ask for a quote "
+        "before ordering."
+    ]
 
 
 def _quote_words(pick: Pick) -> str:

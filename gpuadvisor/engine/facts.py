@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from gpuadvisor.clock import report_date
 from gpuadvisor.engine.capacity import MIB_PER_GIB, catalog_match, existing_usable_gib
 from gpuadvisor.engine.decode import derived as decode_facts
+from gpuadvisor.engine.displays import cards_set_by_need
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.factspec import HOST_FACTS, SIZING_FACTS, sku_fact_specs
 from gpuadvisor.engine.namelist import name_list
@@ -165,6 +166,8 @@ DERIVED_READS = (
     "workload.decode_stream_count",
     "workload.decode_codec",
     "workload.decode_resolution",
+    "requirements.displays",
+    "requirements.display_mode",
 )
 
 
@@ -222,6 +225,12 @@ def derive_facts(values: Mapping[str, Value], policy: Policy, catalog: Catalog) 
             _stated(values, "platform.max_gpu_slot_width"),
         ),
     }
+    # More than one card per host set by a need other than memory or jobs: the displays
+    # (engine.displays) or the video streams to decode (engine.decode).
+    for_io = derived["workload.cards_needed_for_io"]
+    derived["workload.cards_set_by_need"] = cards_set_by_need(catalog.skus, values) or (
+        isinstance(for_io, int) and for_io >= 2
+    )
     return derived
 
 
@@ -295,6 +304,7 @@ def build_facts(
     sources["workload.decode_streams_per_host"] = "profile"  # its streams over its hosts
     sources["workload.decode_codec_name"] = "profile"
     sources["workload.cards_needed_for_io"] = "catalog"  # the catalog's decoders per card
+    sources["workload.cards_set_by_need"] = "profile and catalog"  # displays or decoders
     if not values["platform.psu_w"]:  # the profile's own psu_headroom_w
         sources["platform.gpu_power_available_w"] = "profile"
     if values["host.gpu_catalog_sku"] is not None:

@@ -5,19 +5,25 @@ serving the wanted jobs spread over every host (``platform.hosts``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from gpuadvisor.engine.displays import NO_OUTFIT, Outfit, extras_for
 from gpuadvisor.engine.option import Action, Option
+from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.inputs.catalog import Sku
 from gpuadvisor.vocabulary import Shape
 
 
 class OptionMaker:
     """Makes options, one object per distinct option: what a memo holds so that the same
-    option in blocks of different plans shares its facts and judged cards."""
+    option in blocks of different plans shares its facts and judged cards. Each option
+    gets the catalog's ``accessories`` its outfit needs (sync boards, NVLink bridges)."""
 
-    __slots__ = ("_made",)
+    __slots__ = ("_accessories", "_made")
 
-    def __init__(self) -> None:
+    def __init__(self, accessories: Sequence[Accessory] = ()) -> None:
         self._made: dict[tuple[object, ...], Option] = {}
+        self._accessories = tuple(accessories)
 
     def option(
         self,
@@ -33,6 +39,7 @@ class OptionMaker:
         action: Action = "new",
         hosts: int = 1,
         jobs_per_host: int | None = None,
+        outfit: Outfit = NO_OUTFIT,
     ) -> Option:
         kept_id = kept_sku.id if kept_sku is not None else ""
         key: tuple[object, ...] = (
@@ -47,9 +54,13 @@ class OptionMaker:
             action,
             hosts,
             jobs_per_host,
+            outfit,
         )
         found = self._made.get(key)
         if found is None:
+            skus = (sku,) if kept_sku is None or not kept else (kept_sku, sku)
+            counts = (count, count + kept, hosts, cards_per_job)
+            extras = extras_for(sku, skus, shape, counts, outfit, self._accessories)
             found = self._made[key] = Option(
                 shape,
                 sku,
@@ -62,6 +73,7 @@ class OptionMaker:
                 action=action,
                 hosts=hosts,
                 jobs_per_host=jobs_per_host,
+                extras=extras,
             )
         return found
 
@@ -76,11 +88,14 @@ class OverHosts:
     """An :class:`OptionMaker` for one plan's hosts: each option is made with the jobs
     one host's cards serve, and serves the wanted jobs spread over every host."""
 
-    __slots__ = ("_hosts", "_make", "_wanted")
+    __slots__ = ("_hosts", "_make", "_outfit", "_wanted")
 
-    def __init__(self, make: OptionMaker, hosts: int, wanted: int) -> None:
+    def __init__(
+        self, make: OptionMaker, hosts: int, wanted: int, outfit: Outfit = NO_OUTFIT
+    ) -> None:
         self._make = make
         self._hosts, self._wanted = hosts, wanted
+        self._outfit = outfit
 
     def option(
         self,
@@ -114,4 +129,5 @@ class OverHosts:
             action=action,
             hosts=hosts,
             jobs_per_host=per_host,
+            outfit=self._outfit,
         )

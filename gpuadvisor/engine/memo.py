@@ -20,16 +20,14 @@ from gpuadvisor.engine.facts import sku_facts
 from gpuadvisor.engine.makers import OptionMaker
 from gpuadvisor.engine.option import PAIRS, Option
 from gpuadvisor.engine.options import (
-    Plan,
     kept_model,
     kept_options,
-    option_plan,
     plan_block_key,
-    plan_inputs,
     sku_block_key,
     sku_options,
 )
 from gpuadvisor.engine.optionset import BOUGHT, KEPT, Block, OptionSet, Rows, bit_indices
+from gpuadvisor.engine.plan import Plan, option_plan, plan_inputs
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import group_bounds, rank_key
 from gpuadvisor.engine.rules import Rule
@@ -108,7 +106,7 @@ class ConstraintMemo:
         self._sets_by_blocks: dict[tuple[Block, ...], OptionSet] = {}
         #: Rank keys by ranking facts and group bounds, then by option key.
         self._rank_keys: dict[tuple[object, ...], dict[str, tuple[tuple[float, ...], str]]] = {}
-        self._made = OptionMaker()
+        self._made = OptionMaker(catalog.accessories)
         #: Usable memory of every SKU, with ECC wanted and without.
         self._usable = {
             wanted: tuple(usable_gib(sku, wanted, policy) for sku in catalog.skus)

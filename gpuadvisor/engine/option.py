@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+from gpuadvisor.engine.displays import Extra, option_outputs
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.inputs.catalog import Sku
 from gpuadvisor.vocabulary import CLASSES, SHAPES, GpuClass, Shape
@@ -42,7 +43,10 @@ class Option:
         "card_names",
         "cards",
         "cards_per_job",
+        "cards_price_usd",
         "count",
+        "extras",
+        "extras_on_quote",
         "hosts",
         "jobs_per_host",
         "jobs_served",
@@ -75,6 +79,7 @@ class Option:
         action: Action = "new",
         hosts: int = 1,
         jobs_per_host: int | None = None,
+        extras: tuple[Extra, ...] = (),
     ) -> None:
         self.shape = shape
         self.sku = sku
@@ -109,6 +114,7 @@ class Option:
                 action,
                 str(hosts),
                 str(self.jobs_per_host),
+                repr(extras),
             )
         )
         #: The cards a constraint judges (see :meth:`judged`): the card bought, and the
@@ -130,8 +136,19 @@ class Option:
         self.cards = count + kept
         #: Cards bought × price, over every host; None when the SKU's price is on quote
         #: (nothing bought costs nothing, whatever the price).
-        self.total_price_usd: float | None = (
+        self.cards_price_usd: float | None = (
             0.0 if count == 0 else unpriced_or(sku.price_usd, lambda price: price * count * hosts)
+        )
+        #: The sync boards and NVLink bridges bought beside the cards, over every host.
+        self.extras = extras
+        #: Whether one of them is priced on quote: the total then counts only the
+        #: priced ones, and no budget can be held to it in full.
+        self.extras_on_quote = any(extra.usd is None for extra in extras)
+        priced = sum(extra.usd or 0.0 for extra in extras)
+        #: What the purchase costs: the cards and the priced accessories, over every
+        #: host; None when the cards are on quote.
+        self.total_price_usd: float | None = unpriced_or(
+            self.cards_price_usd, lambda cards: round(cards + priced, 2) if priced else cards
         )
         self.total_power_w: float = sku.tdp_w * count + (held.tdp_w * kept if held else 0.0)
         self.total_slots: float = sku.slot_width * count + (held.slot_width * kept if held else 0.0)
@@ -146,6 +163,21 @@ class Option:
 
     def __repr__(self) -> str:
         return f"Option({self.key})"
+
+    @property
+    def price_incomplete(self) -> bool:
+        """Whether part of the purchase is priced on quote (its cards or an accessory):
+        ranked after the priced options of its kind, its budget not checked in full."""
+        return self.total_price_usd is None or self.extras_on_quote
+
+    @property
+    def quote_term(self) -> float:
+        """Where the price ranks the option among others of its tier: 0.0 priced in full,
+        0.5 its cards priced but an accessory on quote (part of the price in hand beats
+        none of it), 1.0 its cards on quote."""
+        if self.total_price_usd is None:
+            return 1.0
+        return 0.5 if self.extras_on_quote else 0.0
 
     def facts(self) -> dict[str, Value]:
         """The ``option.*`` facts, built once (options are shared by the engine's memo)."""
@@ -167,6 +199,12 @@ class Option:
         return self._judged
 
 
+def _cards_of(option: Option) -> tuple[tuple[Sku, int], ...]:
+    """One host's cards as (model, count): those bought, then those kept."""
+    kept = ((option.kept_sku, option.kept),) if option.kept_sku is not None else ()
+    return ((option.sku, option.count), *kept)
+
+
 #: The one option fact that differs between the cards of an option: whether the card
 #: judged is one already in the host (see :meth:`Option.judged`).
 CARD_IS_KEPT = "option.card_is_kept"
@@ -180,6 +218,7 @@ OPTION_FACTS: dict[str, Callable[[Option], Value]] = {
     "option.new_gpu_count": lambda o: o.count,
     "option.kept_gpu_count": lambda o: o.kept,
     "option.total_price_usd": lambda o: o.total_price_usd,
+    "option.accessories_on_quote": lambda o: o.extras_on_quote,
     "option.total_power_w": lambda o: o.total_power_w,
     "option.vram_per_job_gib": lambda o: o.vram_per_job_gib,
     "option.total_slots": lambda o: o.total_slots,
@@ -187,4 +226,8 @@ OPTION_FACTS: dict[str, Callable[[Option], Value]] = {
     "option.jobs_served": lambda o: o.jobs_served,
     "option.cards_per_job": lambda o: o.cards_per_job,
     "option.mixed_models": lambda o: len(o.skus) > 1,
+    # Displays one host's cards (bought and kept) drive at once, at each mode.
+    "option.display_outputs": lambda o: option_outputs(_cards_of(o), "any"),
+    "option.displays_4k60": lambda o: option_outputs(_cards_of(o), "4k60"),
+    "option.displays_8k60": lambda o: option_outputs(_cards_of(o), "8k60"),
 }

@@ -12,23 +12,17 @@ is :mod:`gpuadvisor.engine.ranking`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from gpuadvisor.engine.capacity import (
-    CardFit,
-    FitRow,
-    card_fit,
-    ecc_wanted,
-    existing_cards,
-    fit_rows,
-    per_job_gib,
-    usable_gib,
-)
-from gpuadvisor.engine.decode import decode_need, floor
+from gpuadvisor.engine.capacity import CardFit, FitRow, per_job_gib
+from gpuadvisor.engine.decode import floor as decode_floor
+from gpuadvisor.engine.displays import Outfit, cards_for_displays
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Action, Option
+from gpuadvisor.engine.plan import Plan, option_plan
 from gpuadvisor.engine.policy import Policy
+from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.inputs.catalog import Sku
 from gpuadvisor.vocabulary import SHAPES, Shape
 
@@ -44,110 +38,6 @@ MAX_SPLIT = 8
 #: activations at the cut, communication buffers); planning on 15% of each card's memory
 #: for that is a common rule of thumb.
 SHARDING_OVERHEAD = 0.15
-
-
-def _number(facts: Mapping[str, Value], name: str) -> float:
-    value = facts[name]
-    assert isinstance(value, (int, float)) and not isinstance(value, bool), name
-    return float(value)
-
-
-#: The facts :func:`option_plan` reads (through :func:`capacity.card_fit` and the host's
-#: cards): equal values, equal plans.
-PLAN_READS = (
-    "workload.kind",
-    "workload.vram_need_gib",
-    "workload.concurrent_jobs",
-    "workload.parallelism",
-    "workload.gpus_per_job",
-    "workload.sharded_data_parallel",
-    "workload.model_parallel_ready",
-    "requirements.ecc",
-    "requirements.silent_corruption_unacceptable",
-    "platform.gpu_count_max",
-    "host.gpu_count",
-    "host.gpu_catalog_sku",
-    "host.gpu_usable_gib",
-    "requirements.vgpu",
-    "platform.hosts",
-    "workload.decode_streams_per_host",
-    "workload.decode_streams_per_engine",
-    "workload.decode_codec",
-)
-
-
-def plan_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
-    """Everything :func:`option_plan` reads: equal inputs, equal plans. The memory need
-    counts only for work that shares a card (``workload.shares_cards``, derived)."""
-    inputs = tuple(map(facts.get, PLAN_READS))
-    if facts.get("workload.shares_cards") is False:
-        return (*inputs[:1], None, *inputs[2:])
-    return inputs
-
-
-Plan = tuple[tuple[object, ...], tuple[FitRow, ...]]
-
-
-def option_plan(
-    skus: tuple[Sku, ...],
-    facts: Mapping[str, Value],
-    policy: Policy,
-    usable: tuple[float, ...] | None = None,
-) -> Plan:
-    """What :func:`options_of_plan` makes options from, as numbers: the counts that bound
-    them and, per SKU, the jobs one card holds, its usable memory and the memory jobs are
-    counted against. Equal plans, equal options: only work that shares a card reads the
-    memory need here (how many jobs a card holds), so most needs come to the same plan."""
-    wanted = int(_number(facts, "workload.concurrent_jobs"))
-    hosts = hosts_of(facts)
-    # The wanted jobs are spread over the hosts: each host's cards serve its share.
-    jobs = max(1, math.ceil(wanted / hosts))
-    count_max = int(_number(facts, "platform.gpu_count_max"))
-    per_job_cards = int(_number(facts, "workload.gpus_per_job"))
-    data_parallel = facts["workload.parallelism"] == "data-parallel"
-    sharded = facts["workload.sharded_data_parallel"] is True
-    if usable is None:
-        ecc = ecc_wanted(facts)
-        usable = tuple(usable_gib(sku, ecc, policy) for sku in skus)
-    fits = fit_rows(skus, usable, facts, policy)
-    existing: tuple[object, ...] = ()
-    found = existing_cards(facts, skus)
-    if found is not None:
-        existing = (found.cards,)
-        if found.sku is not None:
-            fit = card_fit(found.sku, facts, policy, usable=found.usable_gib)
-            existing = (
-                found.cards,
-                found.sku.id,
-                (fit.per_card, fit.usable_gib, fit.basis_gib, per_job_gib(fit)),
-            )
-    split_ready = facts.get("workload.model_parallel_ready") is True
-    # No option uses more cards than the jobs and the kept cards need, unless one job
-    # spans cards (data-parallel, or a split model the team can run): a larger chassis
-    # then makes the same options (the same plan).
-    kept = found.cards if found is not None else 0
-    decode = decode_need(facts)
-    if not (data_parallel or split_ready):  # video streams may need more cards than jobs
-        count_max = min(count_max, max(jobs + kept, 2, *(floor(s, decode) for s in skus)))
-    params = (
-        jobs,
-        count_max,
-        per_job_cards,
-        data_parallel,
-        sharded,
-        existing,
-        split_ready,
-        hosts,
-        wanted,
-        decode,
-    )
-    return params, fits
-
-
-def hosts_of(facts: Mapping[str, Value]) -> int:
-    """The identical hosts the purchase equips (``platform.hosts``; 1 when not given)."""
-    hosts = facts.get("platform.hosts", 1)
-    return int(hosts) if isinstance(hosts, (int, float)) and hosts >= 1 else 1
 
 
 def _dp_counts(jobs: int, count_max: int, per_job_cards: int) -> list[tuple[int, int]]:
@@ -188,12 +78,27 @@ def _spread(plan: Plan) -> tuple[int, int]:
     return hosts, wanted
 
 
+def display_floor(sku: Sku, plan: Plan) -> int:
+    """The fewest cards of ``sku`` one host's displays take (1 without a display need):
+    a lower bound on an option's count (:mod:`gpuadvisor.engine.displays`)."""
+    need = plan[0][9]
+    assert isinstance(need, tuple)
+    return cards_for_displays(sku, int(need[0]), str(need[1]))
+
+
 def _maker(maker: OptionMaker | None, plan: Plan) -> OptionMaker | OverHosts:
     """What makes a plan's options: ``maker`` (else one of their own), through the
     plan's hosts when there are several (one host: its options serve its own jobs)."""
     make = OptionMaker() if maker is None else maker
     hosts, wanted = _spread(plan)
-    return make if hosts == 1 else OverHosts(make, hosts, wanted)
+    return OverHosts(make, hosts, wanted, outfit_of_plan(plan))
+
+
+def outfit_of_plan(plan: Plan) -> Outfit:
+    """What decides the accessories of a plan's options (:class:`Outfit`)."""
+    outfit = plan[0][10]
+    assert isinstance(outfit, Outfit)
+    return outfit
 
 
 def kept_model(skus: tuple[Sku, ...], plan: Plan) -> Sku | None:
@@ -222,11 +127,16 @@ def sku_options(
     base: Action = "replace" if existing else "new"
     per_card, usable, basis, job = fit_row
     per_job = per_job_gib(CardFit(usable, basis, per_card, sku.gpus_per_board, job))
-    options = [make.option("single-larger-gpu", sku, 1, per_job, min(jobs, per_card), action=base)]
+    # The displays bound each host's cards from below (FIT rules judge if they fit).
+    floor = display_floor(sku, plan)
+    options = [
+        make.option("single-larger-gpu", sku, floor, per_job, min(jobs, per_card), action=base)
+    ]
     # The jobs' cards, or more where the video streams need more decoders (a lower bound).
-    most = max(math.ceil(jobs / per_card) if jobs >= 2 else 1, floor(sku, plan[0][9]))
+    most = max(math.ceil(jobs / per_card) if jobs >= 2 else 1, decode_floor(sku, plan[0][11]))
     if most >= 2:
-        for cards in range(2, min(count_max, most) + 1):
+        counts = range(2, min(count_max, most) + 1)
+        for cards in sorted({max(c, floor) for c in counts}):
             served = min(jobs, cards * per_card)
             options.append(
                 make.option("two-independent-jobs", sku, cards, per_job, served, action=base)
@@ -304,10 +214,11 @@ def sku_block_key(sku: Sku, fit_row: FitRow, plan: Plan, shared: object) -> tupl
         spread: tuple[int, ...] = (min(count_max, jobs),)
     else:
         spread = (jobs, min(count_max, math.ceil(jobs / per_card)))
-    least = floor(sku, plan[0][9])
+    least = decode_floor(sku, plan[0][11])
     if least >= 2:
         spread = (*spread, min(count_max, least))
-    return (sku.id, fit_row, spread, shared)
+    floor = display_floor(sku, plan)
+    return (sku.id, fit_row, spread, floor, outfit_of_plan(plan), shared)
 
 
 def _added(
@@ -415,12 +326,14 @@ def kept_options(plan: Plan, kept_sku: Sku, maker: OptionMaker | None = None) ->
     return options
 
 
-def options_of_plan(skus: tuple[Sku, ...], plan: Plan) -> list[Option]:
+def options_of_plan(
+    skus: tuple[Sku, ...], plan: Plan, accessories: Sequence[Accessory] = ()
+) -> list[Option]:
     """The options a plan of :func:`option_plan` describes: each SKU's, then those that
-    keep the host's cards."""
+    keep the host's cards (with the catalog's ``accessories`` they need)."""
     kept_sku = kept_model(skus, plan)
     options: list[Option] = []
-    maker = OptionMaker()
+    maker = OptionMaker(accessories)
     for sku, row in zip(skus, plan[1], strict=True):
         options += sku_options(sku, row, plan, kept_sku, maker)
     if kept_sku is not None:
@@ -429,7 +342,10 @@ def options_of_plan(skus: tuple[Sku, ...], plan: Plan) -> list[Option]:
 
 
 def generate_options(
-    skus: tuple[Sku, ...], facts: Mapping[str, Value], policy: Policy
+    skus: tuple[Sku, ...],
+    facts: Mapping[str, Value],
+    policy: Policy,
+    accessories: Sequence[Accessory] = (),
 ) -> list[Option]:
     """Every option worth evaluating; constraints are judged later, by the rules."""
-    return options_of_plan(skus, option_plan(skus, facts, policy))
+    return options_of_plan(skus, option_plan(skus, facts, policy), accessories)

@@ -38,7 +38,7 @@ def standing(top: Option, facts: Mapping[str, Value], policy: Policy) -> tuple[f
         -top.jobs_served,
         0.0 if top.count == 0 and not short else 1.0,
         1.0 if stale(top, facts, policy) else 0.0,
-        1.0 if top.total_price_usd is None else 0.0,
+        top.quote_term,
         1.0 if short else 0.0,
         1.0 if top.action == "replace" else 0.0,
     )

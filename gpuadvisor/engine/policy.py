@@ -180,6 +180,29 @@ class SlotsPolicy(_Strict):
     examples: tuple[SlotsExample, ...] = ()
 
 
+class DisplaysExample(_Strict):
+    name: str
+    display_sync: bool
+    cards: int = Field(ge=1)
+    board: bool
+
+
+class DisplaysPolicy(_Strict):
+    """When a pick gets a sync board beside its cards (engine/displays.py counts them)."""
+
+    why: str = Field(min_length=40)
+    board_with_display_sync: bool
+    board_for_several_cards_without_sync: bool
+    sources: tuple[str, ...] = Field(min_length=1)
+    examples: tuple[DisplaysExample, ...] = ()
+
+    def board_wanted(self, display_sync: bool, cards: int) -> bool:
+        """Whether one host's ``cards`` take a sync board."""
+        if display_sync:
+            return self.board_with_display_sync
+        return cards > 1 and self.board_for_several_cards_without_sync
+
+
 class Policy(_Strict):
     """The whole policy file, validated."""
 
@@ -192,6 +215,7 @@ class Policy(_Strict):
     slots: SlotsPolicy
     ranking: RankingPolicy
     decode: DecodePolicy
+    displays: DisplaysPolicy
 
     # -- memory ---------------------------------------------------------------------
 

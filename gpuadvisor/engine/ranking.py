@@ -388,16 +388,19 @@ def rank_key(
         cost = t.lifecycle_usd
         if cost is None:
             return (*first, *unpriced_key(t, objective, option, short)), tail
+        # An accessory on quote (a sync board without a public price): after the options
+        # of the tier priced in full, before those whose cards are on quote.
+        part = option.quote_term
         if objective == "throughput":
             value = t.throughput / cost if cost > 0 else float("inf")
-            return (*first, 0.0, short, -value, cost), tail
+            return (*first, part, short, -value, cost), tail
         if objective == "latency":
             slow = 0.0 if t.in_band else 1.0
-            return (*first, slow, 0.0, short, cost, -t.bandwidth_gbs), tail
+            return (*first, slow, part, short, cost, -t.bandwidth_gbs), tail
         if t.in_cost_band:  # costs this close tie: the faster card first
             merit = t.bandwidth_gbs if by_bandwidth else t.throughput
-            return (*first, 0.0, short, 0.0, -merit, cost, -option.sku.vram_gib), tail
-        return (*first, 0.0, short, 1.0, 0.0, cost, -option.sku.vram_gib), tail
+            return (*first, part, short, 0.0, -merit, cost, -option.sku.vram_gib), tail
+        return (*first, part, short, 1.0, 0.0, cost, -option.sku.vram_gib), tail
 
     return key
 

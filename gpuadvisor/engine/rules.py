@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gpuadvisor.engine.expr import Expression, ExpressionError, compile_expression
-from gpuadvisor.engine.factspec import FACTS_BY_NAME, schema_for
+from gpuadvisor.engine.factspec import FACTS_BY_NAME, FactSpec, schema_for
 from gpuadvisor.engine.option import CARD_IS_KEPT
 from gpuadvisor.engine.policy import POLICY_FILE, Policy, bundled_policy, read_policy
 from gpuadvisor.errors import InputError, did_you_mean
@@ -244,7 +244,30 @@ def _compile(rule: RuleData, path: Path, text: str) -> Rule:
                     field=f"examples.{example.name}",
                     hint=did_you_mean(name, FACTS_BY_NAME),
                 )
+            wrong = _wrong_type(FACTS_BY_NAME[name], example.facts[name])
+            if wrong:
+                raise InputError(
+                    f"rule {rule.id}: example {example.name!r} gives {name!r} {wrong}",
+                    file=str(path),
+                    field=f"examples.{example.name}",
+                    hint="leave a fact out of the example for 'unknown'",
+                )
     return Rule(data=rule, when=when, require=require, path=str(path))
+
+
+def _wrong_type(spec: FactSpec, value: object) -> str:
+    """What is wrong with an example's value for a fact of this type ("" when nothing)."""
+    if spec.type == "number":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif spec.type == "bool":
+        ok = isinstance(value, bool)
+    else:
+        ok = isinstance(value, str)
+        if ok and spec.choices is not None and value not in spec.choices:
+            return f"{value!r}, not one of its values ({', '.join(spec.choices)})"
+    if ok:
+        return ""
+    return f"the {type(value).__name__} {value!r}; it is a {spec.type} fact"
 
 
 def load_rule_file(

@@ -56,8 +56,9 @@ def further_cards(option: Option, wanted: int) -> int:
 
 
 def whole_need_usd(option: Option, wanted: int) -> float | None:
-    """The cards of every host needed (:func:`hosts_needed`): this purchase, and the
-    cards the further hosts' jobs take (:func:`further_cards`, bought new: cards kept in
+    """The cards of every host needed (:func:`hosts_needed`) and their priced
+    accessories: this purchase, and the cards (and each host's accessories) the further
+    hosts' jobs take (:func:`further_cards`, bought new: cards kept in
     the hosts the purchase equips are only there); None when priced on quote."""
     here = option.total_price_usd
     if here is None:
@@ -66,7 +67,12 @@ def whole_need_usd(option: Option, wanted: int) -> float | None:
     if more == 0:
         return here
     price = option.sku.price_usd
-    return None if price is None else round(here + more * price, 2)
+    if price is None:
+        return None
+    # The further hosts take the accessories each of these takes (a sync board each).
+    further = hosts_needed(option, wanted) - option.hosts
+    extras = sum(extra.usd or 0.0 for extra in option.extras) / max(1, option.hosts)
+    return round(here + more * price + further * extras, 2)
 
 
 def whole_need_floor_usd(option: Option, wanted: int) -> float | None:

@@ -16,6 +16,7 @@ from gpuadvisor.inputs.workload_model import Model, either_schema, missing_error
 from gpuadvisor.vocabulary import (
     Airflow,
     Chassis,
+    DisplayMode,
     Experience,
     IoPattern,
     Need,
@@ -168,6 +169,19 @@ class Requirements(_Section):
         description="Names of ISV applications; echoed in the report.",
     )
     display_sync: bool = Field(False, description="Frame Lock / Genlock / sync boards needed.")
+    # CONTRACT §7: the displays the purchase drives, per host.
+    displays: int = Field(
+        0,
+        ge=0,
+        le=64,
+        description="Displays (panels, monitors) each host's cards must drive at once; 0 "
+        "= no display need beyond what the kind of work asks.",
+    )
+    display_mode: DisplayMode = Field(
+        "any",
+        description="What each display runs at: any (the card's plain outputs count), "
+        "4k60 or 8k60 (the outputs its datasheet says drive 4K or 8K at 60 Hz at once).",
+    )
     vgpu: bool = Field(False, description="vGPU / VDI / multi-tenant sharing of one card.")
     vgpu_edition: VgpuEditionNeed = Field(
         "none",

@@ -49,7 +49,15 @@ def chosen_label(decision: Decision) -> str:
         return "nothing fits"
     if keeps(decision.picks[0]):
         return KEEP_LABEL
-    return option_label(r.shape, r.class_)
+    return pick_label(decision.picks[0], r.shape, r.class_)
+
+
+def pick_label(pick: Pick, shape: str, class_: str, *, short: bool = False) -> str:
+    """The kind of one pick: its own words where a need other than memory or jobs set
+    its cards (``3 cards to drive 12 displays · professional``), else the shape's."""
+    if pick.kind_words:
+        return f"{pick.kind_words} · {class_}"
+    return option_label(shape, class_, short=short)
 
 
 def signoff_line(decision: Decision) -> str:
@@ -61,6 +69,8 @@ def signoff_line(decision: Decision) -> str:
         return f"buy nothing, keep the {top.kept_count} × {top.kept_name} in the host, $0"
     total = top.total_price_usd
     price = "on quote" if total is None else f"${total:,.0f}"
+    if total is not None and any(item.usd is None for item in top.line_items[1:]):
+        price += " plus accessories on quote"
     return f"{chosen_label(decision)}: {top.count} × {top.name}, {price}"
 
 

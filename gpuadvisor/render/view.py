@@ -34,6 +34,7 @@ from gpuadvisor.render.purchase import (
     fit_rows,
     keeps,
     option_label,
+    pick_label,
     purchase_lines,
     signoff_line,
 )
@@ -147,7 +148,13 @@ def comparison_columns(decision: Decision) -> tuple[Column, ...]:
     if decision.picks and keeps(decision.picks[0]):
         chosen, short = KEEP_LABEL, f"keep · {r.class_}"
     columns = [
-        Column(role=f"Pick #{rank}", option=chosen, pick=pick, chosen=True, short_option=short)
+        Column(
+            role=f"Pick #{rank}",
+            option=pick_label(pick, r.shape, r.class_) if pick.kind_words else chosen,
+            pick=pick,
+            chosen=True,
+            short_option=short,
+        )
         for rank, pick in enumerate(decision.picks, start=1)
     ]
     alternatives = [a for a in decision.alternatives if a.best is not None]

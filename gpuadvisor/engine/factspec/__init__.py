@@ -42,6 +42,15 @@ __all__ = [
 #: and the catalog; worked out again whenever a fact they come from changes.
 DERIVED_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
+        "workload.cards_set_by_need",
+        "bool",
+        "Every purchase's card count is set by a need other than memory or jobs: the "
+        "displays (requirements.displays at requirements.display_mode) take more than one "
+        "card per host even on the catalog's card with the most outputs, so each card "
+        "drives its own panels.",
+        source="catalog",
+    ),
+    FactSpec(
         "workload.jobs_per_host",
         "number",
         "The wanted jobs one host serves: workload.concurrent_jobs spread over "

@@ -25,8 +25,17 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
     FactSpec(
         "option.total_price_usd",
         "number",
-        "Cards × price, for every host the purchase equips (platform.hosts).",
+        "Cards × price, for every host the purchase equips (platform.hosts), plus the "
+        "priced sync boards and NVLink bridges bought beside them.",
         "USD",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.accessories_on_quote",
+        "bool",
+        "A sync board or NVLink bridge the option needs is priced on quote: "
+        "option.total_price_usd counts only the priced part.",
         scope="option",
         source="option",
     ),
@@ -101,6 +110,35 @@ OPTION_FACTS: tuple[FactSpec, ...] = (
         "option.mixed_models",
         "bool",
         "The option runs on two card models (a new one beside the kept one).",
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.display_outputs",
+        "number",
+        "Display outputs of every card of one host (bought and kept).",
+        "displays",
+        nullable=True,
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.displays_4k60",
+        "number",
+        "Displays one host's cards drive at once at 4K 60 Hz (a card without a catalog "
+        "figure counts its outputs: engine/displays.py).",
+        "displays",
+        nullable=True,
+        scope="option",
+        source="option",
+    ),
+    FactSpec(
+        "option.displays_8k60",
+        "number",
+        "Displays one host's cards drive at once at 8K 60 Hz; unknown when a card's "
+        "figure is not in the catalog.",
+        "displays",
+        nullable=True,
         scope="option",
         source="option",
     ),
