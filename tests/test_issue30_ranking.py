@@ -293,6 +293,8 @@ def test_class_points_do_not_buy_a_slower_dearer_card(catalog: Catalog, rulebase
     ) in r.headline
     rejected = {x.option: x.reason for x in decision.rejected}
     assert rejected["datacenter"].startswith("its best option, 4 × NVIDIA L4, is slower")
+    # Not a near tie on the scores: the price and the speed decided, against the lean.
+    assert (r.confidence, r.near_tie) == ("medium", None)
 
 
 def test_a_data_center_card_with_more_compute_keeps_its_class_points(

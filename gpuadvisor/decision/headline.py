@@ -191,6 +191,10 @@ def _margin_confidence(core: Core) -> tuple[str, str | None]:
         and not short_of_cards(top, core.facts)
     ):
         return "medium", None  # giving the job its cards decided it, not the score
+    if (core.runner_up.shape, core.runner_up.class_) in core.outclassed:
+        # Faster and cheaper than the runner-up, against the class points: no near tie,
+        # but the rules' lean went the other way (engine.outclass).
+        return "medium", None
     chosen, runner_up = core.chosen, core.runner_up
     runner = f"{runner_up.shape} / {runner_up.class_}"
     if chosen.shape != runner_up.shape:  # the shape's score decided (engine.core.pair_order)
