@@ -209,6 +209,19 @@ def outfit_of(facts: Mapping[str, Value], policy: Policy) -> Outfit:
     )
 
 
+def outfit_for(sku: Sku, outfit: Outfit) -> Outfit:
+    """The part of ``outfit`` that can change an option of ``sku``: a sync board only
+    for a card that takes one (frame lock: DSYNC-001 removes the others), a bridge only
+    for an NVLink card. Options and their memo blocks are keyed on it, so a profile's
+    NVLink or sync answer does not split the blocks of cards it cannot change."""
+    if outfit == NO_OUTFIT:
+        return outfit
+    lock = sku.frame_lock is True
+    return Outfit(
+        outfit.sync and lock, outfit.nvlink and sku.nvlink is True, outfit.several and lock
+    )
+
+
 class Extra(NamedTuple):
     """One accessory line of an option, over every host: its kind, the catalog entry's
     id and name ("" for one the catalog does not list), how many, and their price (None

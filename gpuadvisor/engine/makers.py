@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuadvisor.engine.displays import NO_OUTFIT, Outfit, extras_for
+from gpuadvisor.engine.displays import NO_OUTFIT, Outfit, extras_for, outfit_for
 from gpuadvisor.engine.option import Action, Option
 from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.inputs.catalog import Sku
@@ -42,6 +42,7 @@ class OptionMaker:
         outfit: Outfit = NO_OUTFIT,
     ) -> Option:
         kept_id = kept_sku.id if kept_sku is not None else ""
+        outfit = outfit_for(sku, outfit)
         key: tuple[object, ...] = (
             shape,
             sku.id,

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from gpuadvisor.engine.capacity import CardFit, FitRow, per_job_gib
 from gpuadvisor.engine.decode import floor as decode_floor
-from gpuadvisor.engine.displays import Outfit, cards_for_displays
+from gpuadvisor.engine.displays import NO_OUTFIT, Outfit, cards_for_displays, outfit_for
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Action, Option
@@ -91,7 +91,10 @@ def _maker(maker: OptionMaker | None, plan: Plan) -> OptionMaker | OverHosts:
     plan's hosts when there are several (one host: its options serve its own jobs)."""
     make = OptionMaker() if maker is None else maker
     hosts, wanted = _spread(plan)
-    return OverHosts(make, hosts, wanted, outfit_of_plan(plan))
+    outfit = outfit_of_plan(plan)
+    if hosts == 1 and outfit == NO_OUTFIT:
+        return make  # one host, no accessories: the maker itself (one call less)
+    return OverHosts(make, hosts, wanted, outfit)
 
 
 def outfit_of_plan(plan: Plan) -> Outfit:
@@ -214,11 +217,19 @@ def sku_block_key(sku: Sku, fit_row: FitRow, plan: Plan, shared: object) -> tupl
         spread: tuple[int, ...] = (min(count_max, jobs),)
     else:
         spread = (jobs, min(count_max, math.ceil(jobs / per_card)))
-    least = decode_floor(sku, plan[0][11])
-    if least >= 2:
-        spread = (*spread, min(count_max, least))
-    floor = display_floor(sku, plan)
-    return (sku.id, fit_row, spread, floor, outfit_of_plan(plan), shared)
+    params = plan[0]
+    # The needs beside memory and jobs, read only when the plan has them (the key is
+    # built for every SKU of every plan the memo has not seen).
+    if params[11] is not None:  # video streams to decode
+        least = decode_floor(sku, params[11])
+        if least >= 2:
+            spread = (*spread, min(count_max, least))
+    need = params[9]
+    floor = display_floor(sku, plan) if isinstance(need, tuple) and need[0] else 1
+    outfit = params[10]
+    if outfit != NO_OUTFIT:
+        outfit = outfit_for(sku, outfit_of_plan(plan))
+    return (sku.id, fit_row, spread, floor, outfit, shared)
 
 
 def _added(

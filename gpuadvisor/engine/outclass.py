@@ -57,14 +57,13 @@ def _ecc(option: Option) -> bool:
 def outclasses(better: Option, worse: Option, facts: Mapping[str, Value], policy: Policy) -> bool:
     """Whether ``better`` outclasses ``worse``: the same shape, standing as well before
     the scores, and the policy's test on class, speed, ECC and lifecycle cost."""
-    if better.shape != worse.shape:
+    if better.shape != worse.shape or better.bandwidth_gbs < worse.bandwidth_gbs:
         return False
     better_cost = lifecycle_cost_usd(better, facts)
     worse_cost = lifecycle_cost_usd(worse, facts)
-    if better_cost is None or worse_cost is None:
+    if better_cost is None or worse_cost is None or better_cost >= worse_cost:
         return False
-    if standing(better, facts, policy) > standing(worse, facts, policy):
-        return False
+    # The policy's test first (cheap), the standing before the scores last.
     return policy.ranking.outclasses(
         worse.sku.segment,
         better.sku.segment,
@@ -74,7 +73,7 @@ def outclasses(better: Option, worse: Option, facts: Mapping[str, Value], policy
         _ratio(better.bandwidth_gbs, worse.bandwidth_gbs),
         _ecc(worse),
         _ecc(better),
-    )
+    ) and standing(better, facts, policy) <= standing(worse, facts, policy)
 
 
 def outclassed(
