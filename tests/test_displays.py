@@ -212,8 +212,8 @@ def test_the_video_wall_report_reads_as_three_cards_for_its_panels() -> None:
     # (d) the 4K60 count rests on the card's plain outputs, and the report says so.
     assert (
         "The catalog has no 4K 60 Hz display figure for the NVIDIA RTX 4000 Ada Generation: "
-        "each of its 4 outputs is counted as one 4K60 panel (a DisplayPort 1.4a output "
-        "carries one). Check the card's datasheet before ordering for the wall."
+        "each of its 4 outputs is counted as one 4K60 panel (a DisplayPort 1.4a or newer "
+        "output carries one). Check the card's datasheet before ordering for the wall."
     ) in decision.assumptions
 
 

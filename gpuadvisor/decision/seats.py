@@ -335,7 +335,7 @@ def display_assumptions(picks: Sequence[Option], facts: Mapping[str, Value]) -> 
             notes[sku.id] = (
                 f"The catalog has no 4K 60 Hz display figure for the {sku.name}: each of "
                 f"its {sku.display_outputs} outputs is counted as one 4K60 panel (a "
-                "DisplayPort 1.4a output carries one). Check the card's datasheet before "
+                "DisplayPort 1.4a or newer output carries one). Check the card's datasheet before "
                 "ordering for the wall."
             )
     return tuple(notes.values())
