@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuadvisor.decision.seats import accessory_items, line_items_of, order_total, price_words
+from gpuadvisor.decision.seats import accessory_items, line_items_of, price_words
 from gpuadvisor.decision.words import pick_flags
 from gpuadvisor.engine.displays import Outfit, cards_for_displays, outputs_at
 from gpuadvisor.engine.makers import OptionMaker, OverHosts
@@ -104,11 +104,9 @@ def test_a_listed_sync_board_is_counted_per_four_cards_and_per_host() -> None:
     items = accessory_items(option)
     assert [(i.name, i.count, i.usd) for i in items] == [("NVIDIA Quadro Sync II", 2, None)]
     assert line_items_of(option, items)[0].count == 6
-    assert order_total(option) == pytest.approx(6 * 4649.0)
+    assert option.total_price_usd == pytest.approx(6 * 4649.0)
     assert option.extras_on_quote and option.price_incomplete
-    assert price_words(option, items) == (
-        "6 cards, about $27,894 in total plus 2 sync boards on quote"
-    )
+    assert price_words(option) == ("6 cards, about $27,894 in total plus 2 sync boards on quote")
 
 
 def test_an_nvlink_pair_gets_the_bridge_that_clears_the_card() -> None:

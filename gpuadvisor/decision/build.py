@@ -170,7 +170,6 @@ def decide(
         list(core.chosen.ranked),
         facts.sizing,
         as_of,
-        accessories=engine.catalog.accessories,
     )
     picks = _picks(shown, ctx)
     enough = enough_of(core, ctx, picks[0]) if picks else None
@@ -199,7 +198,6 @@ def decide(
                         tuple(fixes),
                         capacity,
                         engine.rules.policy,
-                        accessories=engine.catalog.accessories,
                     ),
                     "confidence": confidence,
                     "near_tie": near_tie,

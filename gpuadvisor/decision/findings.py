@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from gpuadvisor.decision.model import FactValue, Finding, FixFirst, Rejected
 from gpuadvisor.decision.phrasebook import Excluded, Phrasebook, fill
-from gpuadvisor.decision.seats import shortfall_sentence
+from gpuadvisor.decision.seats import options_shortfall, shortfall_sentence
 from gpuadvisor.engine.core import Core
-from gpuadvisor.engine.displays import displays_shortfall
 from gpuadvisor.engine.facts import FactSet
 from gpuadvisor.engine.factspec import HOST_FACTS
 from gpuadvisor.engine.memo import eliminations, most_first
@@ -61,8 +60,7 @@ def findings_of(
 def _no_fit_rationale(core: Core) -> str:
     """Why nothing fits: the displays one host cannot drive when that is why, else the
     requirements together."""
-    skus = {o.sku.id: o.sku for o in core.options.options}
-    short = displays_shortfall(tuple(skus.values()), core.facts)
+    short = options_shortfall(core)
     if short is not None:
         return (
             f"The displays decide it: {shortfall_sentence(short)} gpuadvisor never relaxes a "

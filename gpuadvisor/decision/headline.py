@@ -6,30 +6,28 @@ target was not held)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from gpuadvisor.decision.model import Capacity, FixFirst
 from gpuadvisor.decision.purchase import shape_phrase
 from gpuadvisor.decision.reason import deciding_reason
 from gpuadvisor.decision.reason import lower_first as _lower_first
 from gpuadvisor.decision.seats import (
-    accessory_items,
     counted,
     kept_where,
+    options_shortfall,
     price_words,
     shortfall_sentence,
     shortfall_words,
 )
 from gpuadvisor.decision.words import memory_words
 from gpuadvisor.engine.core import Core
-from gpuadvisor.engine.displays import displays_shortfall
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.engine.ranking import cards_wanted, short_of_cards
 from gpuadvisor.engine.suitability import meets_target, stale
 from gpuadvisor.engine.wholeneed import within_budget
-from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.vocabulary import format_value
 
 
@@ -45,14 +43,11 @@ def headline(
     fix_first: tuple[FixFirst, ...],
     capacity: Capacity | None,
     policy: Policy,
-    *,
-    accessories: Sequence[Accessory] = (),
 ) -> str:
     top = core.top
     facts = core.facts
     if top is None:
-        skus = {o.sku.id: o.sku for o in core.options.options}
-        short = displays_shortfall(tuple(skus.values()), facts)
+        short = options_shortfall(core)
         if short is not None:
             return f"No card in the catalog can drive the displays: {shortfall_sentence(short)}"
         return (
@@ -81,13 +76,12 @@ def headline(
     else:
         each = " each" if top.count * top.hosts > 1 else ""
         verb = "Add" if top.action == "add" else "Buy"
-        extras = accessory_items(top)
         if top.action == "replace":
             verb = "Replace the cards in the host with"
         text = (
             f"{verb} {shape_phrase(top, facts)} "
             f"({memory_words(top.sku.vram_gib, top.sku.gpus_per_board)}{each}, "
-            f"{top.sku.segment} class, {price_words(top, extras)}): "
+            f"{top.sku.segment} class, {price_words(top)}): "
             f"{deciding_reason(core, policy)}."
         )
     text += _target_words(top, core.chosen.ranked, facts, policy)

@@ -25,7 +25,6 @@ from gpuadvisor.decision.seats import (
     in_each,
     kind_words,
     line_items_of,
-    order_total,
     units,
 )
 from gpuadvisor.decision.words import frame_buffer_words, profile_words
@@ -44,7 +43,6 @@ from gpuadvisor.engine.ranking import (
     rank_terms,
 )
 from gpuadvisor.engine.suitability import bandwidth_bound
-from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.vocabulary import format_value
 
 if TYPE_CHECKING:
@@ -81,7 +79,6 @@ def _gib(value: float) -> str:
 _DECISION_WIDE = (
     *("facts", "sizing", "as_of", "policy", "costs", "need", "wanted", "objective"),
     *("profiles", "sharded", "of_wanted", "per_need", "one", "years", "licences"),
-    "accessories",
 )
 
 
@@ -99,7 +96,6 @@ class PickContext:
         as_of: dt.date | None = None,
         *,
         like: PickContext | None = None,
-        accessories: Sequence[Accessory] = (),
     ) -> None:
         self.terms: Callable[[Option], RankTerms] = rank_terms(group, facts, policy)
         if like is not None:  # the decision-wide part, already read for another group
@@ -107,8 +103,6 @@ class PickContext:
                 setattr(self, name, getattr(like, name))
             return
         self.facts = facts
-        #: The catalog's sync boards and NVLink bridges, for the picks' line items.
-        self.accessories = accessories
         self.sizing = sizing
         self.as_of = as_of
         self.policy = policy
@@ -245,7 +239,7 @@ def make_pick(option: Option, rank: int | None, ctx: PickContext) -> Pick:
     energy = ctx.costs.energy_usd(option)
     licence = ctx.costs.licence_usd(option)
     extras = accessory_items(option)
-    total = order_total(option)
+    total = option.total_price_usd
     limit = math.floor(sku.tdp_w * (1 - t.power_cut)) if t.power_cut > 0 else None
     loss = ctx.policy.power.speed_loss_per_power_cut * t.power_cut * 100
     why = _why(option, rank, t, ctx)

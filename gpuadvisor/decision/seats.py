@@ -14,12 +14,15 @@ from gpuadvisor.decision.decode_words import cards_reason, decode_sentence
 from gpuadvisor.decision.made import made
 from gpuadvisor.decision.model import Capacity, LineItem
 from gpuadvisor.engine.capacity import number
+from gpuadvisor.engine.core import Core
 from gpuadvisor.engine.decode import decode_need
 from gpuadvisor.engine.displays import (
+    Extra,
     Shortfall,
     assumed_4k60,
     cards_for_displays,
     display_need,
+    displays_shortfall,
 )
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.option import Option
@@ -90,18 +93,18 @@ def hosts_words(option: Option, facts: Mapping[str, Value]) -> str:
 _KIND_WORDS = {"sync-board": "sync board", "nvlink-bridge": "NVLink bridge"}
 
 
-def price_words(option: Option, extras: Sequence[LineItem] = ()) -> str:
+def price_words(option: Option) -> str:
     """``about $2,500``, or for several hosts ``5 cards, about $3,500 in total``; with
-    accessories (``extras``, :func:`accessory_items`) the total counts the priced ones
-    and names those on quote (``about $4,500 plus a sync board on quote``)."""
-    total = order_total(option)
+    accessories (the engine's ``Option.extras``) the total counts the priced ones and
+    names those on quote (``about $4,500 plus a sync board on quote``)."""
+    total = option.total_price_usd
     price = "price on quote" if total is None else f"about ${total:,.0f}"
     if total is not None and option.hosts > 1:
         price += " in total"
-    priced = [_one_kind(item) for item in extras if item.usd is not None]
+    priced = [_one_kind(extra) for extra in option.extras if extra.usd is not None]
     if total is not None and priced:
         price += " with the " + " and the ".join(priced)
-    quoted = [_on_quote(item) for item in extras if item.usd is None]
+    quoted = [_on_quote(extra) for extra in option.extras if extra.usd is None]
     if total is not None and quoted:
         price += " plus " + " and ".join(quoted) + " on quote"
     if option.hosts <= 1:
@@ -109,20 +112,13 @@ def price_words(option: Option, extras: Sequence[LineItem] = ()) -> str:
     return f"{cards_words(option.count * option.hosts)}, {price}"
 
 
-def _one_kind(item: LineItem) -> str:
-    return item.name if item.count == 1 else f"{item.count} × {item.name}"
+def _one_kind(extra: Extra) -> str:
+    return extra.name if extra.quantity == 1 else f"{extra.quantity} × {extra.name}"
 
 
-def _on_quote(item: LineItem) -> str:
-    noun = "NVLink bridge" if "nvlink" in item.name.lower() else "sync board"
-    return f"a {noun}" if item.count == 1 else f"{item.count} {noun}s"
-
-
-def order_total(option: Option) -> float | None:
-    """The cards over every host and the priced accessories (the engine's
-    ``Option.total_price_usd``); None when the cards are on quote (an accessory on quote
-    is named beside the total, never counted as zero)."""
-    return option.total_price_usd
+def _on_quote(extra: Extra) -> str:
+    noun = _KIND_WORDS[extra.kind]
+    return f"a {noun}" if extra.quantity == 1 else f"{extra.quantity} {noun}s"
 
 
 def accessory_items(option: Option) -> tuple[LineItem, ...]:
@@ -289,6 +285,13 @@ def host_power_assumptions(facts: Mapping[str, Value], policy: Policy) -> tuple[
 
 
 _MODE_WORDS = {"4k60": " at 4K60", "8k60": " at 8K60"}
+
+
+def options_shortfall(core: Core) -> Shortfall | None:
+    """The displays one host cannot drive with any card of the options considered
+    (:func:`gpuadvisor.engine.displays.displays_shortfall`), for a decision with no pick."""
+    skus = {o.sku.id: o.sku for o in core.options.options}
+    return displays_shortfall(tuple(skus.values()), core.facts)
 
 
 def shortfall_sentence(short: Shortfall) -> str:
