@@ -16,9 +16,10 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from gpuadvisor.engine.expr import Value
+from gpuadvisor.engine.policy_base import StrictSection as _Strict
 from gpuadvisor.inputs.catalog import Sku
 from gpuadvisor.inputs.profile import RESOLUTION_PATTERN
 
@@ -35,10 +36,6 @@ FRAME_MPX: dict[str, float] = {
 }
 
 _RESOLUTION = re.compile(RESOLUTION_PATTERN)
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class DecodeExample(_Strict):

@@ -20,7 +20,7 @@ from gpuadvisor.engine.displays import NO_OUTFIT, Outfit, cards_for_displays, ou
 from gpuadvisor.engine.expr import Value
 from gpuadvisor.engine.makers import OptionMaker, OverHosts
 from gpuadvisor.engine.option import Action, Option
-from gpuadvisor.engine.plan import Plan, option_plan
+from gpuadvisor.engine.plan import DECODE_AT, DISPLAYS_AT, OUTFIT_AT, Plan, option_plan
 from gpuadvisor.engine.policy import Policy
 from gpuadvisor.inputs.accessories import Accessory
 from gpuadvisor.inputs.catalog import Sku
@@ -81,7 +81,7 @@ def _spread(plan: Plan) -> tuple[int, int]:
 def display_floor(sku: Sku, plan: Plan) -> int:
     """The fewest cards of ``sku`` one host's displays take (1 without a display need):
     a lower bound on an option's count (:mod:`gpuadvisor.engine.displays`)."""
-    need = plan[0][9]
+    need = plan[0][DISPLAYS_AT]
     assert isinstance(need, tuple)
     return cards_for_displays(sku, int(need[0]), str(need[1]))
 
@@ -99,7 +99,7 @@ def _maker(maker: OptionMaker | None, plan: Plan) -> OptionMaker | OverHosts:
 
 def outfit_of_plan(plan: Plan) -> Outfit:
     """What decides the accessories of a plan's options (:class:`Outfit`)."""
-    outfit = plan[0][10]
+    outfit = plan[0][OUTFIT_AT]
     assert isinstance(outfit, Outfit)
     return outfit
 
@@ -136,7 +136,9 @@ def sku_options(
         make.option("single-larger-gpu", sku, floor, per_job, min(jobs, per_card), action=base)
     ]
     # The jobs' cards, or more where the video streams need more decoders (a lower bound).
-    most = max(math.ceil(jobs / per_card) if jobs >= 2 else 1, decode_floor(sku, plan[0][11]))
+    most = max(
+        math.ceil(jobs / per_card) if jobs >= 2 else 1, decode_floor(sku, plan[0][DECODE_AT])
+    )
     if most >= 2:
         counts = range(2, min(count_max, most) + 1)
         for cards in sorted({max(c, floor) for c in counts}):
@@ -220,13 +222,13 @@ def sku_block_key(sku: Sku, fit_row: FitRow, plan: Plan, shared: object) -> tupl
     params = plan[0]
     # The needs beside memory and jobs, read only when the plan has them (the key is
     # built for every SKU of every plan the memo has not seen).
-    if params[11] is not None:  # video streams to decode
-        least = decode_floor(sku, params[11])
+    if params[DECODE_AT] is not None:  # video streams to decode
+        least = decode_floor(sku, params[DECODE_AT])
         if least >= 2:
             spread = (*spread, min(count_max, least))
-    need = params[9]
+    need = params[DISPLAYS_AT]
     floor = display_floor(sku, plan) if isinstance(need, tuple) and need[0] else 1
-    outfit = params[10]
+    outfit = params[OUTFIT_AT]
     if outfit != NO_OUTFIT:
         outfit = outfit_for(sku, outfit_of_plan(plan))
     return (sku.id, fit_row, spread, floor, outfit, shared)

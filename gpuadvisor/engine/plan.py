@@ -68,6 +68,10 @@ def plan_inputs(facts: Mapping[str, Value]) -> tuple[Value, ...]:
 
 Plan = tuple[tuple[object, ...], tuple[FitRow, ...]]
 
+#: Where a plan's numbers (``plan[0]``, :func:`option_plan`) hold the displays need, the
+#: outfit and the decode need.
+DISPLAYS_AT, OUTFIT_AT, DECODE_AT = 9, 10, 11
+
 
 def option_plan(
     skus: tuple[Sku, ...],

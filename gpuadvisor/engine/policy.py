@@ -15,9 +15,10 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from gpuadvisor.engine.decode import DecodePolicy
+from gpuadvisor.engine.policy_base import StrictSection as _Strict
 from gpuadvisor.engine.policy_ranking import RankingPolicy
 from gpuadvisor.errors import InputError
 from gpuadvisor.inputs.textio import load_document
@@ -28,10 +29,6 @@ POLICY_FILE = "_policy.toml"
 
 Link = Literal["nvlink", "pcie-p2p", "pcie-host", "cross-socket"]
 LINKS: tuple[Link, ...] = ("nvlink", "pcie-p2p", "pcie-host", "cross-socket")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class Reserve(_Strict):

@@ -8,11 +8,9 @@ Judgements, so data with their reasons, sources and worked examples
 arithmetic the ranking (:mod:`gpuadvisor.engine.ranking`) and the pair order use.
 """
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+from gpuadvisor.engine.policy_base import StrictSection as _Strict
 
 
 class TargetExample(_Strict):
